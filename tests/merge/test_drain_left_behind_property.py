@@ -1,10 +1,13 @@
 """Generated drains: at every merge, the left-behind look as a drain makes it (the pin's word index
 and the merged tree's changes for `git grep`, the merge index the merge's own semantic check filled:
-its symbols, its imports, its blobs' words, all kept across the drain's merges) finds what a fresh
-look finds, which keeps nothing and greps the merged tree (check/left_behind.py). Over the files
-and changes of test_drain_imports_property (removals, renames, reshapes, deleted files, dropped
-re-exports, shadowing files, new uses) and moves: a file moved whole, moved and edited, and moved
-with a stub left at its old path."""
+its symbols, its imports, its blobs' words, the task's changes and the merged tree's from the pin,
+all kept across the drain's merges; the defining query's matches the check ran; a deleted module's
+definitions read only where a file spells its word) finds what a fresh look finds, which keeps
+nothing, reads every deleted file, walks the task's trees with `git.changes` and the merged tree's
+folders, and greps the merged tree (check/left_behind.py). Over the files and changes of
+test_drain_imports_property (removals, renames, reshapes, deleted files, dropped re-exports,
+shadowing files, new uses) and moves: a file moved whole, moved and edited, and moved with a stub
+left at its old path."""
 
 from __future__ import annotations
 
@@ -13,9 +16,12 @@ from hypothesis import strategies as st
 
 from tests.merge.drains import drain_of
 from tests.merge.test_drain_imports_property import CHANGES, KEEP, PIN, SHADOW, TAKE_AWAY, USES
-from worktree_coord.check.left_behind import _broken_uses, _mentioning_from_tables, source_reader
+from worktree_coord.check import left_behind
+from worktree_coord.check.left_behind import (_broken_uses, _mentioning_from_tables, _merged_reader, _task_changes,
+                                              source_reader)
 from worktree_coord.gitrepo.repository import GitRepo
 from worktree_coord.merge import check_tree_merge
+from worktree_coord.merge.checks import symbols
 from worktree_coord.merge.checks.merge_index import index_folder, shared_index
 
 MOVES: dict[str, dict[str, str | None]] = {
@@ -28,11 +34,21 @@ ALL = CHANGES + sorted(MOVES)
 
 
 def _look(git: GitRepo, base: str, task: str, merged: str, kept: bool) -> tuple[list, list[str]]:
+    """The look at one merge: as left_behind_at_merge makes it (`kept`), or keeping nothing."""
     partial: list[str] = []
-    grep = _mentioning_from_tables(git, base) if kept else git.files_mentioning
-    found = _broken_uses(git.changes(base, task), git.read_blob, base, grep, source_reader(git), at=merged,
-                         folders_at=git.folders_at, partial=partial,
-                         kept=shared_index(index_folder(git.repo)) if kept else None)
+    index = shared_index(index_folder(git.repo))
+    if kept:
+        changes, reader, grep = _task_changes(git, base, task, index), _merged_reader(git, base, merged, index), \
+            _mentioning_from_tables(git, base)
+    else:
+        changes, reader, grep = git.changes(base, task), source_reader(git), git.files_mentioning
+        symbols._MATCHES.clear()   # (no defining matches an earlier extraction ran)
+    defer, left_behind.DEFER_DELETED = left_behind.DEFER_DELETED, kept
+    try:
+        found = _broken_uses(changes, git.read_blob, base, grep, reader, at=merged, folders_at=git.folders_at,
+                             partial=partial, kept=index if kept else None)
+    finally:
+        left_behind.DEFER_DELETED = defer
     return sorted(found, key=repr), partial
 
 

@@ -31,7 +31,7 @@ import tree_sitter
 
 from ..boundary.globs import matches
 from ..frozen import value_class
-from ..gitrepo.repository import Change, GitRepo
+from ..gitrepo.repository import GIT_MODE_GITLINK, Change, GitRepo
 from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched_lines
 from ..merge.result import SemanticFinding
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, tree_module_files, use_word
@@ -49,6 +49,8 @@ MAX_NAMES = 64           # removed names searched for at most (a file deleted wh
 MAX_NOTES = 20           # uses named one by one; the rest are counted
 MAX_CHANGED = 100        # changed files whose removed names are read (about 20 ms each)
 MAX_RUN_CHANGED = 400    # the same for a whole run's changes (`wtc report`, which the lead asks for once)
+DEFER_DELETED = True     # a deleted module's definitions read only where a file spells its word (_read_deleted);
+                         # tests turn it off to compare the look with one that reads them all
 
 
 class LookupTooLarge(Exception):
@@ -418,6 +420,8 @@ def _unstarred(profile_path: str, before: bytes, after: bytes | None, *,
         listed_before, listed_after = star_names(profile, before), star_names(profile, after)
     except (ValueError, UnicodeDecodeError):
         return set()
+    if listed_before == listed_after:
+        return set()   # (the same list, or none in either: a star import takes each name as it did)
 
     def takes(listed: frozenset[str] | None, name: str) -> bool:
         hidden = profile.semantic.star_hidden
@@ -559,12 +563,21 @@ def _extracted(profile_path: str, data: bytes, **options: Any) -> Any:
         return None
 
 
+LOOK_DEFINITIONS = "look-definitions"   # the look's own mode of kept symbols (_definitions_reader)
+
+
 def _definitions_reader(kept: Any) -> Callable[[str, str, bytes], Any]:
     """`read(path, blob id, data)`: the definitions of one version (`_extracted`, uses=False), taken
     from the merge index `kept` where the merge's own check extracted that blob already (a drain's
     merge reads each task's versions in both checks: two extractions of each, before), else
     extracted. A kept None (a version that does not parse cleanly, which the check reads as nothing)
-    is extracted here as before: the look reads what the parser did read of it."""
+    is extracted here as before: the look reads what the parser did read of it. Inside a drain
+    (`kept.draining`) only this process's memory is asked: the drain's checks put there what they
+    extracted, and the disk, which only another process wrote, answered almost never (a SQLite
+    read a version, 8 a merge of bench_merge's drain). What the look extracts is kept in memory
+    under its own mode (LOOK_DEFINITIONS: it reads a version the check would take as unreadable,
+    so it never answers the check): a later look of the process reads it again (a file two tasks
+    edit has one pin version)."""
     known: dict[tuple[str, str], Any] = {}   # one look reads a version at most once (moves, stubs, removals)
 
     def read(path: str, oid: str, data: bytes) -> Any:
@@ -573,14 +586,23 @@ def _definitions_reader(kept: Any) -> Callable[[str, str, bytes], Any]:
         return known[(path, oid)]
 
     def extracted(path: str, oid: str, data: bytes) -> Any:
-        if kept is not None and len(data) <= MAX_BYTES and (profile := semantic_profile(path)) is not None:
-            from ..merge.checks.merge_index import MISSING
-            from ..merge.checks.symbols import fingerprint
+        if kept is None or len(data) > MAX_BYTES or (profile := semantic_profile(path)) is None:
+            return _extracted(path, data, uses=False)
+        from ..merge.checks.merge_index import MISSING
+        from ..merge.checks.symbols import fingerprint
 
-            found = kept.known_symbols(fingerprint(profile), bytes.fromhex(oid), (True, False))
+        key, blob_id = fingerprint(profile), bytes.fromhex(oid)
+        for mode in (True, False, LOOK_DEFINITIONS):
+            found = kept.kept_symbols(key, blob_id, mode)
             if found is not MISSING and found is not None:
                 return found
-        return _extracted(path, data, uses=False)
+        if not kept.draining:
+            found = kept.known_symbols(key, blob_id, (True, False))
+            if found is not MISSING and found is not None:
+                return found
+        found = _extracted(path, data, uses=False)
+        kept.keep_symbols(key, blob_id, LOOK_DEFINITIONS, found)
+        return found
     return read
 
 
@@ -807,6 +829,7 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     versions into (merge_index.py)."""
     changes = list(changes)
     definitions = _definitions_reader(kept)
+    grep = _asked_once(grep)
     found = _broken_names(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed, ignore=ignore,
                           folders_at=folders_at, max_files=max_files, partial=partial, unread=unread,
                           definitions=definitions, imports=_imports_reader(kept))
@@ -822,11 +845,26 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     if not own_imports:
         return found
     lines = {(f.use_path, f.use_line) for f in found}
-    moved = moved_files(changes, read_blob, {c.path for c in changes if c.old_oid is not None}, stubs=True,
-                        definitions=definitions)
+
+    def moved() -> dict[str, str]:
+        return moved_files(changes, read_blob, {c.path for c in changes if c.old_oid is not None}, stubs=True,
+                           definitions=definitions)
     return found + [f for f in own_imports_broken(changes, read_blob, since, file_at, moved, at=at,
                                                   folders_at=folders_at, max_files=max_files)
                     if (f.use_path, f.use_line) not in lines]
+
+
+def _asked_once(grep: Callable[[str, list[str]], list[str]]) -> Callable[[str, list[str]], list[str]]:
+    """`grep`, each (tree, words) asked once a look: the module words of a deleted file are looked
+    for by the removed names' search and again by the deleted modules' (left_modules.py)."""
+    answers: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+
+    def ask(where: str, words: list[str]) -> list[str]:
+        key = (where, tuple(words))
+        if key not in answers:
+            answers[key] = list(grep(where, words))
+        return list(answers[key])
+    return ask
 
 
 def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], since: str,
@@ -867,7 +905,10 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     by_module = {path for path in deleted_unanswered(changes) if loads_modules(path)}
     modules: set[str] = set()
     gone_from: dict[str, set[str]] = {}   # the names read as removed from each changed file
-    for change in readable:
+
+    def read_change(change: Change) -> None:
+        """What one changed file removed (or reshaped), taken into the sets above."""
+        nonlocal reshaped_any
         before = read_blob(change.old_oid)
         after = read_blob(change.new_oid) if change.new_oid is not None else None
         if unread is not None and after is not None and (computed := _computed_star_list(change.path, before, after)):
@@ -880,7 +921,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             if after is not None else set()
         if shapes:
             reshaped_any = True
-            words |= {use_word(change.path, *pair) for pair in shapes}
+            words.update(use_word(change.path, *pair) for pair in shapes)
         if after is not None and not edited and not _lists_anew(change.path, before, after) and not shapes:
             # Lines added only: no definition can have gone (nothing to parse for that). The file
             # still stands in the merge as the task wrote it: a name it now defines answers a use
@@ -889,7 +930,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             # it leaves out without touching a line of theirs, _unstarred.)
             if at is None:
                 own_users[change.path] = after
-            continue
+            return
         read_imports = functools.partial(imports, change.path, change.old_oid)   # (of `before`)
         if symbols is not None and symbols[0] is not None:
             # Its definitions' extraction holds its imports whole (the same query's matches:
@@ -902,24 +943,40 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         pairs = {pair for pair in _removed(change.path, before, after, symbols=symbols)
                  | _unstarred(change.path, before, after, symbols=symbols) | passed if pair[1] not in ignore}
         gone = {name for _container, name in pairs}
-        removed |= gone
+        removed.update(gone)
         gone_from[change.path] = gone
         if change.path in by_module and gone and (word := module_word(change.path)):
             modules.add(word)
         else:
-            words |= {use_word(change.path, *pair) for pair in _to_look_for(pairs)}
+            words.update(use_word(change.path, *pair) for pair in _to_look_for(pairs))
         if gone:
-            imported |= gone & _import_names(change.path, before, read_imports)
+            imported.update(gone & _import_names(change.path, before, read_imports))
             if after is not None:
-                own_uses += own_file_uses(change.path, after, {name for container, name in pairs if not container},
-                                          symbols[0] if symbols is not None else None,
-                                          symbols[1] if symbols is not None else None)
+                own_uses.extend(own_file_uses(change.path, after, {name for container, name in pairs if not container},
+                                              symbols[0] if symbols is not None else None,
+                                              symbols[1] if symbols is not None else None))
         if gone or shapes or (at is None and after is None):
             # The task is one side; the other side kept the file as it was (a dropped star
             # re-export written as the names it passed on: _unpassed).
             files.append(FileVersions(change.path, base=named, left=after, right=named, merged=after))
         elif at is None:
             own_users[change.path] = after
+
+    # A deleted module's names matter only where a file could use them: read here (both of its
+    # extraction's parse and placing) only when a file the look would read spells its module word
+    # or a removed name (_read_deleted). Else the look answers the same with or without them: its
+    # word finds no file, and no other file is read. A task file's own users (`at` None) are read
+    # whatever the greps say, so a `task check` reads every deleted file as before.
+    deferred = [change for change in readable if DEFER_DELETED and at is not None and change.new_oid is None
+                and change.path in by_module and module_word(change.path)]
+    for change in readable:
+        if change not in deferred:
+            read_change(change)
+    if deferred and _read_deleted(deferred, words, modules, {f.path for f in files}, grep, at or since):
+        for change in deferred:
+            read_change(change)
+        order = {change.path: number for number, change in enumerate(readable)}
+        files.sort(key=lambda f: order[f.path])   # (in the changes' order, as they were read before)
     if not removed and not reshaped_any:
         return []
     touched = {c.path for c in changes} if at is None else {f.path for f in files}
@@ -1054,6 +1111,18 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     replaced = {(f.definition_path, f.name): f.replacement for f in kept if f.replacement and f.kind != "signature"}
     return kept + [dataclasses.replace(finding, replacement=replaced.get((finding.definition_path, finding.name), ""))
                    for finding in own_uses if finding.name not in ignore]
+
+
+def _read_deleted(deferred: list[Change], words: set[str], modules: set[str], touched: set[str],
+                  grep: Callable[[str, list[str]], list[str]], where: str) -> bool:
+    """Whether a file the look reads at `where` spells a removed name (`words`) or the module word
+    of a deleted file (`modules`, and those of `deferred`, whose names are not read yet): only
+    then can the deferred files' definitions change the look's answer (_broken_names). `grep` is
+    the look's own (each question asked once: the same ones follow)."""
+    looked_for = sorted(words)[:MAX_NAMES]
+    spelled = sorted(modules | {module_word(change.path) for change in deferred})
+    return any(path not in touched and semantic_profile(path) is not None
+               for asked in (looked_for, spelled) if asked for path in grep(where, asked))
 
 
 def _with_star_line(finding: SemanticFinding, star_lines: dict[tuple[str, str], str]) -> SemanticFinding:
@@ -1214,14 +1283,15 @@ def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str,
     size. No answer is not "none left behind": `unanswered(reason)` is raised then (the finish
     refuses to merge, exit 6, as `task check` exits); without it (a person said to merge unchecked)
     the merge goes on with what was read."""
-    changes = git.changes(base, task_commit)
+    from ..merge.checks.merge_index import index_folder, shared_index
+
+    kept = shared_index(index_folder(git.repo))
+    changes = _task_changes(git, base, task_commit, kept)
     partial: list[str] = []
     try:
-        from ..merge.checks.merge_index import index_folder, shared_index
-
         found = _broken_uses(changes, git.read_blob, base, _mentioning_from_tables(git, base),
-                             source_reader(git), at=merged, folders_at=git.folders_at, partial=partial,
-                             kept=shared_index(index_folder(git.repo)))
+                             _merged_reader(git, base, merged, kept), at=merged, folders_at=git.folders_at,
+                             partial=partial, kept=kept)
     except LookupTooLarge as too_large:
         if unanswered is not None:
             raise unanswered(str(too_large)) from None
@@ -1236,6 +1306,35 @@ def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str,
             for f in found]
 
 
+def _task_changes(git: GitRepo, base: str, task_commit: str, kept: Any) -> list[Change]:
+    """`git.changes(base, task_commit)`, from the walk of the same two trees the merge's own check
+    made (merge.tree.task_changes, kept in the merge index `kept`): one walk of the task's trees a
+    merge, not two. A path whose kind the task changed (a file made a symlink), which that walk
+    lists as added alone, sends the whole question to `git.changes`, which lists both sides."""
+    import pygit2
+
+    from ..merge.tree import task_changes
+
+    repo = git.repo
+    trees = [repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree) for commit in (base, task_commit)]
+    out: list[Change] = []
+    for path, ((old_id, old_mode), (new_id, new_mode)) in task_changes(repo, trees[0], trees[1], kept).items():
+        if old_id is None and _file_in(trees[0], path):
+            return git.changes(base, task_commit)
+        out.append(Change(path, old_mode if old_id is not None else None, new_mode if new_id is not None else None,
+                          str(old_id) if old_id is not None else None, str(new_id) if new_id is not None else None))
+    out.sort(key=lambda change: change.path)
+    return out
+
+
+def _file_in(tree: Any, path: str) -> bool:
+    """Whether `tree` holds something other than a folder at `path`."""
+    try:
+        return tree[path].type_str != "tree"
+    except KeyError:
+        return False
+
+
 def source_reader(git: GitRepo) -> Callable[[str, str], bytes | None]:
     """`git.file_at`, less the files the commit's attributes mark binary (GitRepo.marked_binary): a
     file the project says is not text is not read for uses, whatever its name; a NUL byte in a file
@@ -1247,6 +1346,34 @@ def source_reader(git: GitRepo) -> Callable[[str, str], bytes | None]:
         if git.marked_binary(commit, path):
             return None
         return lone_cr_as_lf(git.file_at(commit, path))
+    return file_at
+
+
+def _merged_reader(git: GitRepo, base: str, merged: str, kept: Any) -> Callable[[str, str], bytes | None]:
+    """`source_reader(git)`, with a changed file of the merged tree `merged` read by its blob id
+    from the tree's changes from `base` (the pin), which the merge's own check left in the merge
+    index `kept`: one lookup, where a path looked up in the tree walks its folders (held in memory
+    by a drain, each read a call into Python). Any other path, commit or tree is read as before."""
+    read = source_reader(git)
+    import pygit2
+
+    try:
+        trees = [str(git.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree).id) for commit in (base, merged)]
+    except (KeyError, ValueError):
+        return read
+    changes = kept.kept_changes(*trees)
+    if changes is None:
+        return read
+
+    def file_at(commit: str, path: str) -> bytes | None:
+        if commit != merged or path not in changes:
+            return read(commit, path)
+        if git.marked_binary(commit, path):
+            return None
+        oid, mode = changes[path][1]
+        if oid is None or mode == GIT_MODE_GITLINK:
+            return None   # (no file there, or a submodule: no blob, as GitRepo.file_at answers)
+        return lone_cr_as_lf(git.read_blob(str(oid)))
     return file_at
 
 

@@ -41,15 +41,23 @@ KIND = "own_import"
 
 
 def own_imports_broken(changes: Iterable[Change], read_blob: Callable[[str], bytes], since: str,
-                       file_at: Callable[[str, str], bytes | None], moved: dict[str, str], *,
+                       file_at: Callable[[str, str], bytes | None], moved: Callable[[], dict[str, str]], *,
                        at: str | None = None,
                        folders_at: Callable[[str, str], list[str] | None] | None = None,
                        max_files: int = 100) -> list[SemanticFinding]:
     """Each relative import, in a file the task moved, added or edited (read at `at` when given: a
     merged or landed tree), that named a file from the file's old place at `since` and names none
-    now. `moved` maps each path the task deleted to the path it moved that file to."""
+    now. `moved()` maps each path the task deleted to the path it moved that file to: asked only
+    where a file's old place matters (a Rust file, a relative import that names no file now), as
+    finding moves reads the definitions of the task's deleted and added files."""
     changes = list(changes)
-    moved_from = {new: old for old, new in moved.items()}
+    known: list[dict[str, str]] = []
+
+    def moved_from(path: str) -> str:
+        """The path the task moved `path` from (`path` itself when it did not move it)."""
+        if not known:
+            known.append({new: old for old, new in moved().items()})
+        return known[0].get(path, path)
     found = _rust_broken(changes, read_blob, since, file_at, moved_from, at=at, max_files=max_files)
     mine = [c for c in changes if c.new_oid is not None and _reads_specifiers(c.path)][:max_files]
     if not mine:
@@ -66,7 +74,6 @@ def own_imports_broken(changes: Iterable[Change], read_blob: Callable[[str], byt
             continue
         profile = semantic_profile(change.path)
         assert profile is not None
-        old_place = moved_from.get(change.path, change.path)
         try:
             specifiers = module_specifiers(profile, text)
         except (ValueError, UnicodeDecodeError):
@@ -80,6 +87,7 @@ def own_imports_broken(changes: Iterable[Change], read_blob: Callable[[str], byt
                 continue
             if named_after(module, change.path):
                 continue
+            old_place = moved_from(change.path)
             was = named_before(module, old_place)
             if not was:
                 continue   # it named nothing at the pin either: not this task's doing
@@ -92,7 +100,7 @@ def own_imports_broken(changes: Iterable[Change], read_blob: Callable[[str], byt
 
 
 def _rust_broken(changes: list[Change], read_blob: Callable[[str], bytes], since: str,
-                 file_at: Callable[[str, str], bytes | None], moved_from: dict[str, str], *,
+                 file_at: Callable[[str, str], bytes | None], moved_from: Callable[[str], str], *,
                  at: str | None, max_files: int) -> list[SemanticFinding]:
     """The Rust files of the task whose `mod x;` or `super::`/`self::` path named a file module from
     their place before the task and names none now (own_imports_rust.py), as findings."""
@@ -107,7 +115,7 @@ def _rust_broken(changes: list[Change], read_blob: Callable[[str], bytes], since
         text = after("", change.path)
         if text is None or len(text) > MAX_BYTES:
             continue
-        old_place = moved_from.get(change.path, change.path)
+        old_place = moved_from(change.path)
         lines = text.split(b"\n")
         for line, written, was in rust_own_imports(change.path, old_place, text, lambda p: file_at(since, p),
                                                    lambda p: after("", p)):

@@ -158,7 +158,7 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
     # base -> ours (integration: all the run changed so far) comes from the index, and base ->
     # merged is it plus ours -> merged (the task's few files), kept for the next merge.
     diff = functools.partial(_changes, repo=repo)
-    ours_changes, theirs_changes = index.changes(repo, trees[0], trees[1], diff), diff(trees[0], trees[2])
+    ours_changes, theirs_changes = index.changes(repo, trees[0], trees[1], diff), task_changes(repo, trees[0], trees[2], index)
     # A merge the fast path made (no path changed on both sides): ours -> merged is composed from
     # the two diffs above, not walked (disjoint.py).
     composed = disjoint.step(ours_changes, theirs_changes) \
@@ -175,6 +175,14 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
                                  tree_folders=mentions.folders, index=index, tip=tip, loose=loose, readable=True)
     finally:
         index.settle()   # what the check computed, on disk for the next process (held by a drain)
+
+
+def task_changes(repo: pygit2.Repository, base: pygit2.Tree, theirs: pygit2.Tree,
+                 index: MergeIndex) -> dict[str, tuple[Side, Side]]:
+    """base -> theirs (a task's own changes: path -> its two sides), walked once per pair of trees
+    and kept in `index`'s memo: the post-merge check and the left-behind look of one merge both
+    read it (check/left_behind.py). Shared, not copied: its readers do not change it."""
+    return index.memo("task_changes", (base.id.raw, theirs.id.raw), lambda: _changes(base, theirs, repo=repo))
 
 
 def _tip_tables(repo: pygit2.Repository, index: MergeIndex, trees: list[pygit2.Tree],

@@ -27,6 +27,7 @@ knows about runs or tasks.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import marshal
 import os
@@ -147,6 +148,19 @@ class MergeIndex:
         """The symbols of the blob `blob_id` (raw git id) this process holds in memory for `mode`
         (`symbols`' `uses`), or MISSING; the disk is not read (for lookups that mostly miss)."""
         return self._get(self._symbols, (fingerprint, blob_id, mode))
+
+    def keep_symbols(self, fingerprint: str, blob_id: bytes, mode: Any, value: Any) -> None:
+        """Keep `value` in memory as the symbols of `blob_id` for `mode`, never on disk: what a
+        reader other than the check computed (the left-behind look's definitions, its own mode),
+        for a later question of this process."""
+        self._put(self._symbols, (fingerprint, blob_id, mode), value, MAX_SYMBOLS)
+
+    @property
+    def draining(self) -> bool:
+        """Whether this thread is inside a drain's `held()` block: its checks put every version
+        they extracted in this process's memory, so a lookup of the task's versions on disk, which
+        only another process can have written, mostly misses (a SQLite read each)."""
+        return threading.get_ident() in self._holding
 
     def _load_modes(self, fingerprint: str, blob_id: bytes) -> dict[Any, Any]:
         """mode -> the symbols rows of one blob, on disk or pending (`_row_key`'s modes)."""
@@ -368,6 +382,13 @@ class MergeIndex:
         self._remember(key, changes)
         return dict(changes)
 
+    def kept_changes(self, old: str, new: str) -> Changes | None:
+        """The changes between two trees (ids) this process holds in memory, not copied (to be read,
+        never changed), or None: what a merge's reader of its merged tree asks (a path in it is
+        one lookup, not a walk down the tree's folders)."""
+        kept = self._get(self._tips, (old, new))
+        return None if kept is _MISSING else kept
+
     def advance(self, repo: pygit2.Repository, old: pygit2.Tree, tip: pygit2.Tree, result: pygit2.Tree,
                 diff: Callable[[pygit2.Tree, pygit2.Tree], Changes], step: Changes | None = None) -> Changes:
         """`diff(old, result)` from `changes(old, tip)` and the (small) `diff(tip, result)` (`step`
@@ -517,7 +538,15 @@ class MergeIndex:
 
 def index_folder(repo: pygit2.Repository) -> Path:
     """`<git common dir>/wtc/merge-index` of `repo` (a linked worktree's too)."""
-    git_dir = Path(repo.path)
+    return _index_folder(repo.path)
+
+
+@functools.lru_cache(maxsize=64)
+def _index_folder(git_path: str) -> Path:
+    """index_folder by the git folder's path, kept: a git folder's common folder does not move
+    (a linked worktree's `commondir` names it when the worktree is added), and each merge of a
+    drain asked it three times (a stat and a read of `commondir` each, and a path resolved)."""
+    git_dir = Path(git_path)
     commondir = git_dir / "commondir"
     if commondir.is_file():
         git_dir = (git_dir / commondir.read_text(errors="replace").strip()).resolve()

@@ -29,6 +29,7 @@ the other side added mentions; calls are looked for only in files whose bytes na
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Iterator, Protocol
 
@@ -174,15 +175,14 @@ def _changes(check: _Check, side: str, other: str) -> Iterator[_Change]:
             continue
         base, mine = versions.base, versions.version(side)
         assert base is not None and mine is not None
-        touched = edited_lines(base, mine)
+        touched = _Edited(edited_lines(base, mine))
         if not touched:
             continue
         before = check.symbols(path, "base", uses=False)
         if before is None:
             continue
         candidates = [d for d in before.definitions if d.kind in FUNCTION_KINDS
-                      and d.name.encode() in used
-                      and any(first - _HEADER_LINES <= d.line <= last for first, last in touched)]
+                      and d.name.encode() in used and touched.meets(d.line, d.line, _HEADER_LINES)]
         if not candidates:
             continue
         rules = profile.semantic.signatures
@@ -309,11 +309,37 @@ def _parameter_list(rules: SignatureRules, tree: tree_sitter.Tree | None,
     return None
 
 
-def _touches(node: tree_sitter.Node | None, touched: list[tuple[int, int]]) -> bool:
+class _Edited:
+    """The line ranges (first, last) a diff edited (`edited_lines`), asked whether a range of lines
+    meets one of them. A diff's hunks come in order, so both the firsts and the lasts rise (an
+    insertion's (n, n + 1) ends where the next hunk may start): the first range ending at or after
+    a line is found by bisection, and only it can start early enough (a file of many hunks and
+    many functions compared each function with every hunk, twice: the left-behind look's
+    reshaped test of bench_merge's task files, 24 of each). Ranges out of that order are scanned."""
+
+    def __init__(self, ranges: list[tuple[int, int]]):
+        self.ranges = ranges
+        self.firsts = [first for first, _ in ranges]
+        self.lasts = [last for _, last in ranges]
+        self.ordered = all(a <= b for a, b in zip(self.firsts, self.firsts[1:])) \
+            and all(a <= b for a, b in zip(self.lasts, self.lasts[1:]))
+
+    def __bool__(self) -> bool:
+        return bool(self.ranges)
+
+    def meets(self, first: int, last: int, lead: int = 0) -> bool:
+        """Whether an edited range, its first line moved `lead` lines up, shares a line with
+        first..last."""
+        if not self.ordered:
+            return any(start - lead <= last and first <= end for start, end in self.ranges)
+        at = bisect.bisect_left(self.lasts, first)
+        return at < len(self.lasts) and self.firsts[at] - lead <= last
+
+
+def _touches(node: tree_sitter.Node | None, touched: _Edited) -> bool:
     if node is None:
         return False
-    first, last = node.start_point[0] + 1, node.end_point[0] + 1
-    return any(start <= last and first <= end for start, end in touched)
+    return touched.meets(node.start_point[0] + 1, node.end_point[0] + 1)
 
 
 def _holds(node: tree_sitter.Node, kinds: frozenset[str]) -> bool:
@@ -339,13 +365,13 @@ def reshaped(path: str, before: bytes, after: bytes, *,
     profile = _profile(path)
     if profile is None or before == after:
         return set()
-    touched = edited_lines(before, after)
+    touched = _Edited(edited_lines(before, after))
     if not touched:
         return set()
     if not touched_lines(before, after):
         lines = before.split(b"\n")
         if not any(0 < first <= len(lines) and lines[first - 1].rstrip().endswith((b"(", b","))
-                   for first, _last in touched):
+                   for first, _last in touched.ranges):
             return set()
     try:
         old_tree, new_tree = profile.parse(before), profile.parse(after)
@@ -360,7 +386,7 @@ def reshaped(path: str, before: bytes, after: bytes, *,
     for definition in old.definitions:
         key = (definition.container, definition.name)
         if definition.kind not in FUNCTION_KINDS or key in out \
-                or not any(first - _HEADER_LINES <= definition.line <= last for first, last in touched) \
+                or not touched.meets(definition.line, definition.line, _HEADER_LINES) \
                 or not _touches(_parameter_list(rules, old_tree, definition), touched):
             continue
         if definition.container and any(definition.container in s.heritage for s in (old, new)):

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import field
 
 import tree_sitter
@@ -668,6 +670,12 @@ class _Placer:
             node = node.parent
         return None
 
+    def container(self, node: tree_sitter.Node | None) -> tuple[Container, bool]:
+        """`place`'s container and whether it is local, alone (what a definition, a binding and an
+        import ask: no scope set or declaration path made for them)."""
+        containers, functions, _path = self._ancestry(node, False)
+        return tuple(reversed(containers)), bool(functions)
+
     def place(self, node: tree_sitter.Node | None) -> tuple[Container, frozenset[int], str, bool]:
         """(container, function scope ids, declaration path, local) for what stands inside `node`
         (`node` itself included). A definition inside a function is local whatever contains it; a
@@ -713,6 +721,63 @@ class _Placer:
 
 IMPORTS_ONLY = "imports"   # a mode of kept symbols (merge_index.py): extract(imports_only=True)
 
+# The defining query's matches of the sources extracted last, with their trees (_defining_matches):
+# a merge's check reads each new version of a task file for its imports, and the left-behind look
+# then reads the same versions' definitions; the query is ~40% of a definitions extraction.
+MATCHES_KEPT = 8
+_MATCHES: "OrderedDict[tuple[int, Profile, bytes], tuple[tree_sitter.Tree, list]]" = OrderedDict()
+_matches_lock = threading.Lock()
+
+
+def _defining_matches(profile: Profile, source: bytes, tree: tree_sitter.Tree) -> list:
+    """The defining query's matches over `tree` (a parse of `source`), kept with the tree for a
+    later extraction of the same source in this thread that has no tree of its own (_kept_matches)."""
+    matches = tree_sitter.QueryCursor(query_for(profile, False)).matches(tree.root_node)
+    if len(source) <= MATCHES_KEPT_SOURCE and type(source) is bytes:
+        key = (threading.get_ident(), profile, source)
+        with _matches_lock:
+            _MATCHES[key] = (tree, matches)
+            _MATCHES.move_to_end(key)
+            while len(_MATCHES) > MATCHES_KEPT:
+                _MATCHES.popitem(last=False)
+    return matches
+
+
+MATCHES_KEPT_SOURCE = 64 * 1024   # (a bigger source is not kept: its tree and matches are large)
+
+
+def _kept_matches(profile: Profile, source: bytes) -> tuple[tree_sitter.Tree | None, list | None]:
+    """(tree, defining matches) this thread kept for `source` under `profile` (_defining_matches),
+    or (None, None). Each is read once: the kept tree goes to one reader."""
+    if type(source) is not bytes:
+        return None, None
+    with _matches_lock:
+        return _MATCHES.pop((threading.get_ident(), profile, source), (None, None))
+
+# What a capture's name makes it, for extract's one pass over a match (_role): the profiles' names
+# are few, so each is read once a process.
+_DEFINITION, _REFERENCE, _IMPORT, _EXPORT, _BINDING, _HERITAGE, _TYPED, _GUARD, _OTHER = (
+    "definition", "reference", "import", "export", "binding", "heritage", "typed", "guard", "other")
+_ROLES: dict[str, tuple[str, str]] = {}
+
+
+def _role(capture: str) -> tuple[str, str]:
+    """(what the capture is, the rest of its name: a definition's or reference's kind, an import's
+    or export's part) for one capture name of a semantic query."""
+    for prefix, what in (("definition.", _DEFINITION), ("reference.", _REFERENCE), ("import.", _IMPORT),
+                         ("export.", _EXPORT)):
+        if capture.startswith(prefix):
+            return what, capture.split(".", 1)[1]
+    if capture == "binding":
+        return _BINDING, ""
+    if capture == "heritage":
+        return _HERITAGE, ""
+    if capture in ("typed.type", "typed.name", "typed.field", "typed.static", "typed.returns"):
+        return _TYPED, ""
+    if capture in ("guarded", "raises", "handler", "unguarded"):
+        return _GUARD, ""
+    return _OTHER, ""
+
 
 def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = None, *, uses: bool = True,
             imports_only: bool = False) -> Symbols:
@@ -725,22 +790,29 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     if imports_only:
         uses = False
     rules = profile.semantic
+    matches = None
+    if tree is None and not uses:
+        # The defining query's matches of this source, where an extraction ran it last (the
+        # post-merge check reads a task file's imports, the left-behind look then its definitions):
+        # with the tree they were read from, so every node and id is of one parse.
+        tree, matches = _kept_matches(profile, source)
     if tree is None:
         tree = profile.parse(source)
-    matches = None
     if imports_only:
         places = None if profile in _IMPORTS_COMPILED else _import_places(profile)
         if places is not None:
             # Asked of the defining query (_no_import_matches), whose matches the extraction below reads
             # too: run once, not once to ask and again to extract (a file that imports, most of a
             # real run's, paid the defining query twice).
-            matches = tree_sitter.QueryCursor(query_for(profile, False)).matches(tree.root_node)
+            if matches is None:
+                matches = _defining_matches(profile, source, tree)
             if not any(index in places for index, _ in matches):
                 return Symbols()   # it imports nothing
         elif _no_import_matches(profile, tree, by_defining=False):
             return Symbols()   # it imports nothing: the definitions, which only place imports, are not matched
     if matches is None:
-        matches = tree_sitter.QueryCursor(query_for(profile, uses)).matches(tree.root_node)
+        matches = _defining_matches(profile, source, tree) if not uses else \
+            tree_sitter.QueryCursor(query_for(profile, uses)).matches(tree.root_node)
     defs: dict[int, tuple[str, str]] = {}
     raw_defs: list[tuple[tree_sitter.Node, tree_sitter.Node, str]] = []
     raw_refs: list[tuple[tree_sitter.Node, str]] = []
@@ -752,28 +824,58 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     raw_imports: list[dict[str, tree_sitter.Node]] = []
     raw_exports: list[dict[str, tree_sitter.Node]] = []
     guards = _Guards(profile.deferred)   # the profile's `guards`, part of its query
+    roles = _ROLES
     for _, captures in matches:
-        names = captures.get("name", [])
+        names = captures.get("name")
+        name_text: str | None = None
+        parts: dict[str, tree_sitter.Node] | None = None      # an import's captures, by what they are
+        exported: dict[str, tree_sitter.Node] | None = None   # an export's
+        typed = guarded_match = False
+        # One pass over the match's captures, each dispatched by its name's role (kept per name):
+        # a test of every name's prefixes, and two passes more for imports and exports, were most
+        # of an extraction's Python (bench_merge's files: 24 matches each).
         for capture, nodes in captures.items():
-            if capture.startswith("definition.") and names and _WORD.match(_text(source, names[0])):
-                kind = capture.split(".", 1)[1]
-                defs[nodes[0].id] = (kind, _text(source, names[0]))
-                raw_defs.append((nodes[0], names[0], kind))
-            elif capture.startswith("reference.") and names:
-                raw_refs.append((names[0], capture.split(".", 1)[1]))
-        raw_bindings.extend(captures.get("binding", []))
-        typed_types = captures.get("typed.type", [])
-        if len(typed_types) == 1:
-            raw_typed.extend((node, typed_types[0]) for node in captures.get("typed.name", []))
-            raw_fields.extend((node, typed_types[0]) for node in captures.get("typed.field", []))
-            raw_members.extend((node, typed_types[0], False) for node in captures.get("typed.static", []))
-            raw_members.extend((node, typed_types[0], True) for node in captures.get("typed.returns", []))
-        raw_heritage.extend(captures.get("heritage", []))
-        guards.add(captures)
-        parts = {key.split(".", 1)[1]: nodes[0] for key, nodes in captures.items() if key.startswith("import.")}
+            role = roles.get(capture)
+            if role is None:
+                role = roles[capture] = _role(capture)
+            what = role[0]
+            if what is _DEFINITION:
+                if names:
+                    if name_text is None:
+                        name_text = _text(source, names[0])
+                    if _WORD.match(name_text):
+                        defs[nodes[0].id] = (role[1], name_text)
+                        raw_defs.append((nodes[0], names[0], role[1]))
+            elif what is _REFERENCE:
+                if names:
+                    raw_refs.append((names[0], role[1]))
+            elif what is _IMPORT:
+                if parts is None:
+                    parts = {}
+                parts[role[1]] = nodes[0]
+            elif what is _EXPORT:
+                if exported is None:
+                    exported = {}
+                exported[role[1]] = nodes[0]
+            elif what is _BINDING:
+                raw_bindings.extend(nodes)
+            elif what is _HERITAGE:
+                raw_heritage.extend(nodes)
+            elif what is _TYPED:
+                typed = True
+            elif what is _GUARD:
+                guarded_match = True
+        if typed:
+            typed_types = captures.get("typed.type", [])
+            if len(typed_types) == 1:
+                raw_typed.extend((node, typed_types[0]) for node in captures.get("typed.name", []))
+                raw_fields.extend((node, typed_types[0]) for node in captures.get("typed.field", []))
+                raw_members.extend((node, typed_types[0], False) for node in captures.get("typed.static", []))
+                raw_members.extend((node, typed_types[0], True) for node in captures.get("typed.returns", []))
+        if guarded_match:
+            guards.add(captures)
         if parts:
             raw_imports.append(parts)
-        exported = {key.split(".", 1)[1]: nodes[0] for key, nodes in captures.items() if key.startswith("export.")}
         if exported:
             raw_exports.append(exported)
     if raw_imports and profile.semantic.guards and _may_be_guarded(profile, raw_imports):
@@ -792,7 +894,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     defined_at: set[int] = set()   # name nodes of definitions: never references of themselves
     for node, name_node, kind in raw_defs:
         defined_at.add(name_node.id)
-        container, _, _, local = placer.place(node.parent)
+        container, local = placer.container(node.parent)
         if kind in FUNCTION_KINDS and node.type in placer.member_of:
             receiver = placer.type_name(node, placer.member_of[node.type])
             if receiver and not local:
@@ -805,7 +907,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
                                           node.start_byte, node.end_byte))
         out.bind(container, name)
     for node in raw_heritage:
-        container, _, _, local = placer.place(node)
+        container, local = placer.container(node)
         if not local:
             out.heritage.add(container)
     imported_at = {node.id for parts in raw_imports for key, node in parts.items() if key in ("name", "alias", "default")}
@@ -814,7 +916,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         name = _text(source, node)
         if not _WORD.match(name) or node.id in imported_at:
             continue   # a name a destructured require binds is its import's (CommonJS), not a local definition
-        container, _, _, local = placer.place(node.parent)
+        container, local = placer.container(node.parent)
         if local:
             scope = placer.innermost_function(node.parent)
             out.local.setdefault(name, set()).add(scope)  # type: ignore[arg-type]
@@ -878,7 +980,7 @@ def _fields_in_methods(out: Symbols, fields: list[tuple[tree_sitter.Node, tree_s
     methods: dict[tuple[str, ...], list[int]] = {}
     for node, _name_node, kind in raw_defs:
         if kind in FUNCTION_KINDS:
-            container, _, _, local = placer.place(node.parent)
+            container, local = placer.container(node.parent)
             if container and not local:
                 methods.setdefault(container, []).append(node.id)
     placed = [(name_node, type_node, _text(source, name_node), placer.place(name_node.parent))
@@ -1036,7 +1138,7 @@ def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes,
         parts = dict(parts, alias=parts["default"])
         parts.pop("default")
     anchor = parts.get("alias") or parts.get("name") or next(iter(parts.values()))   # the bound name's line
-    container, _, _, local = placer.place(anchor.parent)
+    container, local = placer.container(anchor.parent)
     prefix = _nested_prefix(parts.get("module") or anchor, source, path_prefixes, separator)
     if "wildcard" in parts:
         if not local and not container:
