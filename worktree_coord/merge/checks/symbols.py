@@ -3,7 +3,7 @@
 Stage: extraction, for the post-merge semantic check (semantic.py). Input: a profile whose
 `[semantic]` rules are enabled and the bytes of one file version. Output: `Symbols`.
 How: the tags queries the grammar wheels ship (`queries/tags.scm`: `@definition.<kind>` and
-`@reference.<kind>`, each with a `@name`), plus the profile's own patterns (`@binding`,
+`@reference.<kind>`, each with a `@name`), plus the profile's own patterns (`@binding`, `@field`,
 `@import.*`, `@heritage`, `@typed.*`), run once over the tree; each capture is then placed by walking up to the enclosing
 definitions: a definition inside a function-like one (function, method, macro) is local, one
 inside a class-like one (or a profile `scopes` node, like a Rust `impl`) is a member of it, else
@@ -180,7 +180,7 @@ def _defining_patterns(profile: Profile) -> list[bytes]:
     """The full query's patterns that define (definitions, imports, heritage, exports, guards), in
     its order: the defining query's (`query_for(profile, False)`) pattern i is the i-th of these."""
     return [p for p in _pattern_texts(profile) if any(mark in p for mark in (b"@definition.", b"@import.", b"@heritage",
-                                                                              b"@export.", b"guarded", b"@raises"))]
+                                                                              b"@export.", b"@field", b"guarded", b"@raises"))]
 
 
 @functools.lru_cache(maxsize=None)
@@ -734,6 +734,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     raw_defs: list[tuple[tree_sitter.Node, tree_sitter.Node, str]] = []
     raw_refs: list[tuple[tree_sitter.Node, str]] = []
     raw_bindings: list[tree_sitter.Node] = []
+    raw_members: list[tree_sitter.Node] = []   # names bound on the instances of the class around them (`@field`)
     raw_heritage: list[tree_sitter.Node] = []
     raw_typed: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []   # (binding, the type spelled for it)
     raw_fields: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []  # the same for a class's field (`@typed.field`)
@@ -750,6 +751,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             elif capture.startswith("reference.") and names:
                 raw_refs.append((names[0], capture.split(".", 1)[1]))
         raw_bindings.extend(captures.get("binding", []))
+        raw_members.extend(captures.get("field", []))
         typed_types = captures.get("typed.type", [])
         if len(typed_types) == 1:
             raw_typed.extend((node, typed_types[0]) for node in captures.get("typed.name", []))
@@ -790,6 +792,11 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         out.definitions.append(Definition(name, kind, container, name_node.start_point[0] + 1,
                                           node.start_byte, node.end_byte))
         out.bind(container, name)
+    for node in raw_members:
+        # `self.limit = 3` in a method: `limit` is the class's member for every read through an instance
+        container = placer.place(node.parent)[0]
+        if container:
+            out.bind(container, _text(source, node))
     for node in raw_heritage:
         container, _, _, local = placer.place(node)
         if not local:

@@ -277,7 +277,9 @@ class SemanticRules:
     when it is exported under that node's text instead, `@export.default` for the module's default
     export made by a statement that names none, `module.exports = function f() {}`, `@export.any` for exports no pattern can
     list: where any capture them, an import from the file means its exports, not its definitions),
-    `@heritage`
+    `@field` (a name a method binds on every instance of its class, Python's `self.limit = 3`: a
+    read through an instance finds it there, so a class attribute of that name dropped is no removal for
+    it), `@heritage`
     (a class, or a `scopes` node, that declares bases: its members may be inherited, so a member it
     no longer defines is not known to be gone), `@typed.name` with one `@typed.type` (a name bound
     to a value of the type the file spells there: Go's `c *cobra.Command`, `c := &cobra.Command{}`;
