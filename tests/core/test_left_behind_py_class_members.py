@@ -59,6 +59,7 @@ PROPERTY = "    @property\n    def LIMIT(self) -> int:\n        return 3\n"
 INIT = "    def __init__(self) -> None:\n        self.LIMIT = 3\n"
 INSTANCE_USE = "from pkg.color import Config\n\nconfig = Config()\nn = config.LIMIT\n"
 DATACLASS = "from dataclasses import dataclass\n\n\n@dataclass\nclass Config:\n    LIMIT: int = 3\n"
+METACLASS = "class Meta(type):\n    pass\n\n\nclass Config(metaclass=Meta):"
 FIELD_USE = "from pkg.color import Config\n\ncfg = Config(4)\nn = cfg.LIMIT\n"
 
 
@@ -70,8 +71,11 @@ FIELD_USE = "from pkg.color import Config\n\ncfg = Config(4)\nn = cfg.LIMIT\n"
     (DATACLASS, DATACLASS.replace("    LIMIT: int = 3\n", "    LIMIT: int\n"), FIELD_USE),
     (COLOR.replace("    LIMIT = 3\n", "    LIMIT = 3\n    __hash__ = None\n"), COLOR,
      USE + "h = Config.__hash__\n"),
+    (COLOR.replace("class Config:", METACLASS),
+     COLOR.replace("class Config:", METACLASS).replace("    LIMIT = 3\n", "    MAX = 3\n").replace("    pass\n", "    LIMIT = 3\n"), USE),
 ], ids=["a-member-added", "kept-as-a-property", "moved-to-init-read-through-an-instance",
-        "enum-with-another-base-keeps-the-rule", "dataclass-default-dropped", "a-dunder-object-has"])
+        "enum-with-another-base-keeps-the-rule", "dataclass-default-dropped", "a-dunder-object-has",
+        "a-metaclass-may-answer"])
 def test_a_member_kept_or_read_where_something_else_answers_is_clean(tmp_path: Path, base: str, color: str, use: str) -> None:
     code, body = _checked(tmp_path, color, use, base)
     assert (code, body["left_behind"]) == (0, []), body
