@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, make_repo, wtc_in_process
-from tests.core.test_uses_left_behind import _task_edited
+from tests.conftest import wtc_in_process
+from tests.core.test_uses_left_behind import _branch_checked, _task_edited
 
 COLOR = ("import enum\nfrom enum import IntEnum\n\n\nclass Color(enum.Enum):\n    RED = 1\n    GREEN = 2\n\n\n"
          "class Size(IntEnum):\n    BIG = 1\n\n\nclass Config:\n    LIMIT = 3\n    WIDTH: int = 80\n\n\n"
@@ -47,11 +47,7 @@ def test_a_member_read_through_its_class_name_renamed_blocks(tmp_path: Path, old
 
 
 def test_a_renamed_enum_member_blocks_in_wtc_check(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "ci", FILES)
-    git(repo, "checkout", "-q", "-b", "topic")
-    (repo / "pkg/color.py").write_text(COLOR.replace("    RED = 1", "    CRIMSON = 1"))
-    git(repo, "commit", "-qam", "rename RED")
-    code, report = wtc_in_process(repo, "check", "--base", "main", "--head", "topic", "--own", "**")
+    code, report = _branch_checked(tmp_path, FILES, {"pkg/color.py": COLOR.replace("    RED = 1", "    CRIMSON = 1")})
     assert code == 1 and [(row["use_path"], row["name"]) for row in report["left_behind"]] == [("pkg/use.py", "Color.RED")], report
 
 

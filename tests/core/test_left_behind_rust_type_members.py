@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, make_repo, wtc_in_process
-from tests.core.test_uses_left_behind import _task_edited
+from tests.conftest import wtc_in_process
+from tests.core.test_uses_left_behind import _branch_checked, _task_edited
 
 CARGO = '[package]\nname = "x"\nversion = "0.1.0"\nedition = "2021"\n'
 COLOR = ("pub enum Color {\n    Red,\n    Green,\n    Custom { r: u8 },\n}\n\n"
@@ -52,11 +52,7 @@ def test_a_member_read_through_its_types_name_renamed_blocks(tmp_path: Path, old
 
 
 def test_a_renamed_variant_blocks_in_wtc_check(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "ci", FILES)
-    git(repo, "checkout", "-q", "-b", "topic")
-    (repo / "src/color.rs").write_text(COLOR.replace("    Green,", "    Lime,"))
-    git(repo, "commit", "-qam", "rename Green")
-    code, report = wtc_in_process(repo, "check", "--base", "main", "--head", "topic", "--own", "**")
+    code, report = _branch_checked(tmp_path, FILES, {"src/color.rs": COLOR.replace("    Green,", "    Lime,")})
     assert code == 1 and _uses(report) == [("src/main.rs", "Color.Green", [6]), ("src/warm.rs", "Color.Green", [5])], report
 
 
