@@ -68,6 +68,17 @@ def _task_edited(tmp_path: Path, files: dict[str, str], task: str, owns: tuple[s
     return repo
 
 
+def _branch_checked(tmp_path: Path, files: dict[str, str], edits: dict[str, str]) -> tuple[int, dict]:
+    """A repository of `files` whose branch `topic` writes `edits` (path -> new text), checked as CI
+    checks it: `wtc check --base main --head topic --own '**'`."""
+    repo = make_repo(tmp_path / "ci", files)
+    git(repo, "checkout", "-q", "-b", "topic")
+    for path, text in edits.items():
+        (repo / path).write_text(text)
+    git(repo, "commit", "-qam", "topic")
+    return wtc_in_process(repo, "check", "--base", "main", "--head", "topic", "--own", "**")
+
+
 def _removal_refused(tmp_path: Path, files: dict[str, str], own: str | tuple[str, ...],
                      edits: dict[str, str | None], moves: dict[str, str] | None = None) -> tuple[Path, list[str]]:
     """A task owning `own` moves files (`moves`: old path -> new, `git mv`) and writes `edits` (path ->

@@ -37,6 +37,7 @@ data); nothing here is language-specific.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import posixpath
 import re
@@ -910,6 +911,11 @@ class _Check:
         elif receiver in rules.self_receivers or receiver in reference.selves:
             if reference.container:
                 yield (path, reference.container, name)
+                owner = reference.container[-1]
+                if len(reference.container) == 1 and _visible_import(merged, owner, reference) is not None:
+                    # The member of a type another module defines, whose impl this file holds (`use
+                    # crate::color::Color; impl Color { ... Self::Green ... }`): the type's, as `Color::Green`.
+                    yield from self.targets(path, dataclasses.replace(reference, receiver=owner), merged)
         else:
             separator = rules.module_separator
             rooted = reference.kind == "call" and receiver in rules.module_roots   # `crate::f(x)`
@@ -1113,7 +1119,8 @@ class _Check:
                     # Checks.checkItemsNotNull, MockInjection.java still imported it, nothing said so).
                     yield (target, (owner,), name)
             return
-        for target in self.reexports.locate(module, importer, rules):
+        located = self.reexports.locate(module, importer, rules)
+        for target in located:
             # Where a re-export leads first: a finding names the definition's file, not the
             # `pub use` / `export {}` line that passed it on.
             starred: set[tuple[str, str]] = set()
@@ -1121,6 +1128,15 @@ class _Check:
                                            key=lambda o: o[0] == target):
                 yield (origin, EXPORTS if self.exports_listed(origin) or self._default_kept_file(origin, original, rules)
                        else STARRED if (origin, original) in starred else (), original)
+        separator = rules.module_separator
+        if not located and separator in module.strip(separator):
+            # A path through a module to a type's member (`color::Config::LIMIT`, `use
+            # color::Color::{self, Red}`): no file is the module `color::Config`, so the member is
+            # that of the type the module `color` defines or passes on (where its re-exports lead).
+            parent, _, owner = module.rstrip(separator).rpartition(separator)
+            for target in self.reexports.locate(parent, importer, rules):
+                for origin, original in self.reexports.origins(target, owner) or ():
+                    yield (origin, (original,), name)
 
     def _default_kept_file(self, path: str, name: str, rules: SemanticRules) -> bool:
         """Whether `name` is the default export (an export only: no definition bears its name) of a
@@ -1352,7 +1368,8 @@ class _Check:
         if merged is None or self._gives(merged, removal, "merged", starred):
             return False
         base = self.symbols(removal.path, "base", uses=False)
-        if definition.container and any(definition.container in s.heritage for s in (merged, base, kept) if s):
+        own_kind = definition.kind in semantic_profile(removal.path).semantic.own_kinds   # type: ignore[union-attr]
+        if definition.container and not own_kind and any(definition.container in s.heritage for s in (merged, base, kept) if s):
             return False
         if self.package_wide(removal.path) and definition.kind != "import":   # imports are the file's own
             if not self.complete:

@@ -3,7 +3,7 @@
 Stage: extraction, for the post-merge semantic check (semantic.py). Input: a profile whose
 `[semantic]` rules are enabled and the bytes of one file version. Output: `Symbols`.
 How: the tags queries the grammar wheels ship (`queries/tags.scm`: `@definition.<kind>` and
-`@reference.<kind>`, each with a `@name`), plus the profile's own patterns (`@binding`,
+`@reference.<kind>`, each with a `@name`), plus the profile's own patterns (`@binding`, `@field`,
 `@import.*`, `@heritage`, `@typed.*`), run once over the tree; each capture is then placed by walking up to the enclosing
 definitions: a definition inside a function-like one (function, method, macro) is local, one
 inside a class-like one (or a profile `scopes` node, like a Rust `impl`) is a member of it, else
@@ -186,7 +186,7 @@ def _defining_patterns(profile: Profile) -> list[bytes]:
     """The full query's patterns that define (definitions, imports, heritage, exports, guards), in
     its order: the defining query's (`query_for(profile, False)`) pattern i is the i-th of these."""
     return [p for p in _pattern_texts(profile) if any(mark in p for mark in (b"@definition.", b"@import.", b"@heritage",
-                                                                              b"@export.", b"guarded", b"@raises"))]
+                                                                              b"@export.", b"@field", b"guarded", b"@raises"))]
 
 
 @functools.lru_cache(maxsize=None)
@@ -756,8 +756,8 @@ def _kept_matches(profile: Profile, source: bytes) -> tuple[tree_sitter.Tree | N
 
 # What a capture's name makes it, for extract's one pass over a match (_role): the profiles' names
 # are few, so each is read once a process.
-_DEFINITION, _REFERENCE, _IMPORT, _EXPORT, _BINDING, _HERITAGE, _TYPED, _GUARD, _OTHER = (
-    "definition", "reference", "import", "export", "binding", "heritage", "typed", "guard", "other")
+_DEFINITION, _REFERENCE, _IMPORT, _EXPORT, _BINDING, _FIELD, _HERITAGE, _TYPED, _GUARD, _OTHER = (
+    "definition", "reference", "import", "export", "binding", "field", "heritage", "typed", "guard", "other")
 _ROLES: dict[str, tuple[str, str]] = {}
 
 
@@ -770,6 +770,8 @@ def _role(capture: str) -> tuple[str, str]:
             return what, capture.split(".", 1)[1]
     if capture == "binding":
         return _BINDING, ""
+    if capture == "field":
+        return _FIELD, ""
     if capture == "heritage":
         return _HERITAGE, ""
     if capture in ("typed.type", "typed.name", "typed.field", "typed.static", "typed.returns"):
@@ -817,6 +819,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     raw_defs: list[tuple[tree_sitter.Node, tree_sitter.Node, str]] = []
     raw_refs: list[tuple[tree_sitter.Node, str]] = []
     raw_bindings: list[tree_sitter.Node] = []
+    raw_instance_fields: list[tree_sitter.Node] = []   # names bound on the instances of the class around them (`@field`)
     raw_heritage: list[tree_sitter.Node] = []
     raw_typed: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []   # (binding, the type spelled for it)
     raw_fields: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []  # the same for a class's field (`@typed.field`)
@@ -859,6 +862,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
                 exported[role[1]] = nodes[0]
             elif what is _BINDING:
                 raw_bindings.extend(nodes)
+            elif what is _FIELD:
+                raw_instance_fields.extend(nodes)
             elif what is _HERITAGE:
                 raw_heritage.extend(nodes)
             elif what is _TYPED:
@@ -906,6 +911,11 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         out.definitions.append(Definition(name, kind, container, name_node.start_point[0] + 1,
                                           node.start_byte, node.end_byte))
         out.bind(container, name)
+    for node in raw_instance_fields:
+        # `self.limit = 3` in a method: `limit` is the class's member for every read through an instance
+        container = placer.place(node.parent)[0]
+        if container:
+            out.bind(container, _text(source, node))
     for node in raw_heritage:
         container, local = placer.container(node)
         if not local:

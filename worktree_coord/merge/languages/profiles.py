@@ -277,7 +277,9 @@ class SemanticRules:
     when it is exported under that node's text instead, `@export.default` for the module's default
     export made by a statement that names none, `module.exports = function f() {}`, `@export.any` for exports no pattern can
     list: where any capture them, an import from the file means its exports, not its definitions),
-    `@heritage`
+    `@field` (a name a method binds on every instance of its class, Python's `self.limit = 3`: a
+    read through an instance finds it there, so a class attribute of that name dropped is no removal for
+    it), `@heritage`
     (a class, or a `scopes` node, that declares bases: its members may be inherited, so a member it
     no longer defines is not known to be gone), `@typed.name` with one `@typed.type` (a name bound
     to a value of the type the file spells there: Go's `c *cobra.Command`, `c := &cobra.Command{}`;
@@ -354,6 +356,9 @@ class SemanticRules:
     one has no top-level name gone, whatever its definitions lost (marshmallow moved `__version__`
     into one to warn on its use). `all_members`: the members every class has (Java's Object methods):
     a call of one on a local whose class the file spells is answered whatever that class declares.
+    `own_kinds`: the definition kinds (`@definition.<kind>`) of members no base gives (Rust's enum
+    variants: a trait impl adds methods and consts, never a variant): one gone from its type is gone
+    though the type declares bases (`@heritage`).
     """
 
     tags: tuple[str, ...] = ()
@@ -400,6 +405,7 @@ class SemanticRules:
     stubs: tuple[str, ...] = ()                     # extensions of type checkers' stubs (`pyi`): the module's own file runs
     any_name: tuple[str, ...] = ()                  # a top-level function of this name answers any name asked of its module (`__getattr__`)
     all_members: frozenset[str] = frozenset()       # members every class has (Java's Object methods, `toString`)
+    own_kinds: frozenset[str] = frozenset()         # member kinds no base gives (Rust's `variant`): heritage hides none
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -422,7 +428,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
-                  "import_statements", "any_name", "all_members"}
+                  "import_statements", "any_name", "all_members", "own_kinds"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
                    "transparent", "optional"}
@@ -956,6 +962,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         star_names=text("star_names", ""), star_hidden=text("star_hidden", ""), star_list=text("star_list", ""),
         star_named=text("star_named", ""),
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
+        own_kinds=frozenset(strings("own_kinds")),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
