@@ -39,7 +39,7 @@ from .checks import disjoint
 from .checks.import_paths import grouped_paths
 from .checks.merge_index import MISSING, TABLES_EVERY, MergeIndex, shared_index
 from .checks.pin_words import BlobWords, PinWords, git_words, mentioning
-from .checks.semantic import PATH_FACTS, find_broken_names, semantic_profile
+from .checks.semantic import PATH_FACTS, find_broken_names, import_keys, resolved_alone, semantic_profile
 from .checks.symbols import IMPORTS_ONLY, extract, fingerprint
 from .checks.tip_index import Imports, TipIndex, standing_words
 from .checks.versions import MAX_BYTES
@@ -192,7 +192,7 @@ def _tip_tables(repo: pygit2.Repository, index: MergeIndex, trees: list[pygit2.T
     def read_imports(path: str, oid: pygit2.Oid) -> Imports | None:
         profile = semantic_profile(path)
         assert profile is not None
-        return index.memo("imports", (id(profile), oid.raw), lambda: _imports(repo, index, profile, oid))
+        return index.memo("imports", (id(profile), oid.raw, path), lambda: _imports(repo, index, profile, oid, path))
 
     tip = index.tip_tables(trees[0], trees[1],
                            lambda: TipIndex.build(PATH_FACTS, read_words, read_imports, changes[0]),
@@ -214,9 +214,11 @@ def _first_parents(repo: pygit2.Repository, commit: pygit2.Oid | str, count: int
         yield current.peel(pygit2.Tree)
 
 
-def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: pygit2.Oid) -> Imports | None:
-    """What a version's imports can pass on (tip_index.Imports), from the symbols the check reads
-    of it (semantic._Check.imports: kept ones first, else its imports parsed); None: none."""
+def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: pygit2.Oid,
+             path: str) -> Imports | None:
+    """What `path`'s version `oid` imports can pass on (tip_index.Imports), from the symbols the
+    check reads of it (semantic._Check.imports: kept ones first, else its imports parsed), with the
+    keys its imports are answered from where those alone answer them; None: none."""
     key = fingerprint(profile)
     found = index.known_symbols(key, oid.raw, (True, False, IMPORTS_ONLY))
     if found is MISSING:
@@ -231,8 +233,10 @@ def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: 
         found = index.symbols(key, data, IMPORTS_ONLY, compute)
     if found is None:
         return None
+    rules = profile.semantic
     return (any(item.name is None and item.scope is None for item in found.imports),
-            frozenset(item.bound for item in found.imports if item.name is not None))
+            frozenset(item.bound for item in found.imports if item.name is not None),
+            import_keys(found, path, rules) if resolved_alone(rules) else None)
 
 
 def files_mentioning(repo: pygit2.Repository, pin: pygit2.Oid | str, where: pygit2.Oid | str,

@@ -548,6 +548,7 @@ class _Check:
                                 # not self.reexports.reached: that would load reexports.py for every check
                                 reexported=lambda user, names: self.reexports.reached(user, names),
                                 reaching=lambda user: self.reexports.reaching(user),
+                                closed=lambda user: self.reexports.closed(user),
                                 barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose,
                                 may_import=self.may_import,
                                 package_of=_typed_package, unspelled=_unspelled, spelled=_spelled,
@@ -565,7 +566,7 @@ class _Check:
         profile = semantic_profile(path)
         blob = getattr(self.files[path], "blob_id", None)
         blob = blob("merged") if blob is not None else None
-        if blob is None or profile is None or not _resolved_alone(profile.semantic):
+        if blob is None or profile is None or not resolved_alone(profile.semantic):
             return self._imported_files(path)
         rules = profile.semantic
         full = (path, blob, rules)
@@ -595,7 +596,7 @@ class _Check:
             profile = semantic_profile(user)
             blob = getattr(self.files[user], "blob_id", None)
             blob = blob("merged") if blob is not None else None
-            known = () if blob is None or profile is None or not _resolved_alone(profile.semantic) \
+            known = () if blob is None or profile is None or not resolved_alone(profile.semantic) \
                 else (profile.semantic, self._import_keys(user, blob, profile.semantic))
             self._may_import_keys[user] = known
         if not known:
@@ -617,14 +618,7 @@ class _Check:
         full = (path, blob, rules)
         keys = _IMPORT_KEYS.get(full)
         if keys is None:
-            from .reexports import _lead_keys
-
-            merged = self.imports(path, "merged") if self.files[path].exists("merged") else None
-            modules = [] if merged is None else [item.module for item in merged.imports] + [
-                item.module.rstrip(rules.module_separator) + rules.module_separator + item.name
-                for item in merged.imports if item.name is not None] + list(merged.star_modules)
-            folder = posixpath.dirname(path)
-            keys = frozenset(key for module in modules for key in _lead_keys(module, folder, rules) or ())
+            keys = import_keys(self.imports(path, "merged") if self.files[path].exists("merged") else None, path, rules)
             if len(_IMPORT_KEYS) >= 65536:
                 _IMPORT_KEYS.clear()
             _IMPORT_KEYS[full] = keys
@@ -1527,7 +1521,37 @@ _IMPORTED: dict[tuple, tuple] = {}
 _IMPORT_KEYS: dict[tuple, frozenset] = {}
 
 
-def _resolved_alone(rules: SemanticRules) -> bool:
+def import_keys(symbols: Symbols | None, path: str, rules: SemanticRules) -> frozenset[tuple[str, str]]:
+    """The keys of a merge's module index (`_Check.files_at`) that what `path`'s imports (`symbols`:
+    its imports, None: it imports nothing readable) name is answered from: every module it
+    imports, each imported name as a module, its star modules (reexports._lead_keys). Pure in the
+    path, the imports and the rules; the tip's tables keep them per file (tip_index.py)."""
+    from .reexports import _lead_keys
+
+    modules = [] if symbols is None else [item.module for item in symbols.imports] + [
+        item.module.rstrip(rules.module_separator) + rules.module_separator + item.name
+        for item in symbols.imports if item.name is not None] + list(symbols.star_modules)
+    folder = posixpath.dirname(path)
+    return frozenset(key for module in modules for key in _lead_keys(module, folder, rules) or ())
+
+
+def module_keys(path: str, index_names: Iterable[str]) -> set[tuple[str, str]]:
+    """The keys of a merge's module index (`_Check.files_at`) `path` stands at by the rules of any
+    language whose index names (`__init__`, `index`) are among `index_names`: its module path
+    (`_module_path`) and that path's last part, for the file as a module and, named for its
+    folder, as its folder's. (A language whose folders are packages keeps no answer by keys:
+    reexports.kept_rules.)"""
+    stem = _stem(path)
+    modules = [stem, posixpath.dirname(stem)] if posixpath.basename(stem) in index_names else [stem]
+    return {key for module in modules for key in (("path", module), ("last", module.split("/")[-1]))}
+
+
+def _index_names(path: str) -> frozenset[str]:
+    profile = semantic_profile(path)
+    return profile.semantic.index_names if profile is not None else frozenset()
+
+
+def resolved_alone(rules: SemanticRules) -> bool:
     """Whether imported_files answers by `resolve` alone in this language (no crate paths, mapped
     or workspace names, paths through modules), so that reexports._lead_keys says what it reads."""
     from .reexports import kept_rules
@@ -1541,7 +1565,8 @@ def _readable(path: str) -> bool:
 
 # How the check names a file, for the tables of a tip's files (tip_index.py).
 PATH_FACTS = PathFacts(readable=_readable, module_token=_module_token, module_path=_file_module,
-                       package_wide=_package_wide, barrels=_barrels)
+                       package_wide=_package_wide, barrels=_barrels, module_keys=module_keys,
+                       index_names=_index_names)
 
 
 def _removal_key(target: tuple[str, tuple[str, ...], str]) -> tuple[str, tuple[str, ...], str]:
@@ -1590,13 +1615,18 @@ def _module_facts(rules: SemanticRules) -> dict[str, Any]:
     return kept[1]
 
 
+def _stem(path: str) -> str:
+    """`path` without its extension (`pkg/util.py` -> pkg/util)."""
+    return path.rsplit(".", 1)[0] if "." in posixpath.basename(path) else path
+
+
 @functools.lru_cache(maxsize=65536)   # asked for every file of every merge of a drain
 def _module_path(path: str, rules: SemanticRules) -> str:
     """The module a file is, as a path: `pkg/util.py` -> pkg/util, `pkg/__init__.py` -> pkg; for a
     language whose directories are packages, the directory."""
     if rules.package == "directory":
         return posixpath.dirname(path)
-    stem = path.rsplit(".", 1)[0] if "." in posixpath.basename(path) else path
+    stem = _stem(path)
     if posixpath.basename(stem) in rules.index_names:
         return posixpath.dirname(stem)
     return stem
