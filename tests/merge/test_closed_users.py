@@ -130,3 +130,37 @@ def test_a_tips_closed_files_are_written_with_its_tables_and_an_earlier_shape_is
     kept = findings_of(check_tree_merge(repo, *merges[-1], index=second))
     assert second.stats["corrupt"] >= 1 and second.stats["tables_built"] == 1 and second.stats["tables_disk"] == 0
     assert kept == findings_of(check_tree_merge(repo, *merges[-1], index=MergeIndex(), walk=True))
+
+
+class _CountedFacts(dict):
+    """A rules' module facts (semantic._module_facts) counting the paths looked up in them."""
+
+    asked = 0
+
+    def get(self, key, default=None):
+        _CountedFacts.asked += 1
+        return super().get(key, default)
+
+
+def test_a_merges_module_index_is_the_tips_with_its_own_files_laid_over(tmp_path: Path, monkeypatch) -> None:
+    """The check resolves imports against an index of the merge's files by module (semantic.
+    _Check._module_index), which for a tip's merge lists every file the run changed. It is kept per
+    tip and derived by each merge's paths (module_index.ModuleTables), so the paths looked up at a
+    merge do not grow with the run (before: every file of the merge, at every merge); the findings
+    are the walk's."""
+    from tests.merge.drains import drain_of
+    from worktree_coord.merge.checks import semantic
+
+    packages = 12
+    pin = {f"p{p}/m{j}.py": _module(p, j) for p in range(packages) for j in range(3)}
+    repo, merges = drain_of(tmp_path / "repo.git", pin, [[p] for p in range(packages)],
+                            lambda _number, p: {**_task(p), f"p{p}/m2.py": _module(p, 2, "  # kept")})
+    facts = semantic._module_facts
+    monkeypatch.setattr(semantic, "_module_facts", lambda rules: _CountedFacts(facts(rules)))
+    index, asked = MergeIndex(), []
+    for merge in merges:
+        _CountedFacts.asked = 0
+        kept = findings_of(check_tree_merge(repo, *merge, index=index))
+        asked.append(_CountedFacts.asked)
+        assert kept == findings_of(check_tree_merge(repo, *merge, index=MergeIndex(), walk=True))
+    assert max(asked[-4:]) <= max(asked[1:5]), asked

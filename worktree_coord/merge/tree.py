@@ -28,7 +28,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import pygit2
 
@@ -39,7 +39,8 @@ from .checks import disjoint
 from .checks.import_paths import grouped_paths
 from .checks.merge_index import MISSING, TABLES_EVERY, MergeIndex, shared_index
 from .checks.pin_words import BlobWords, PinWords, git_words, mentioning
-from .checks.semantic import PATH_FACTS, find_broken_names, import_keys, resolved_alone, semantic_profile
+from .checks.module_index import ModuleTables
+from .checks.semantic import PATH_FACTS, find_broken_names, import_keys, module_fact, resolved_alone, semantic_profile
 from .checks.symbols import IMPORTS_ONLY, extract, fingerprint
 from .checks.tip_index import Imports, TipIndex, standing_words
 from .checks.versions import MAX_BYTES
@@ -172,7 +173,8 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
             return ()
         mentions = _Mentions(repo, trees[0], trees[1], trees[2])
         return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file,
-                                 tree_folders=mentions.folders, index=index, tip=tip, loose=loose, readable=True)
+                                 tree_folders=mentions.folders, index=index, tip=tip, loose=loose, readable=True,
+                                 modules=None if views is None else views.module_tables)
     finally:
         index.settle()   # what the check computed, on disk for the next process (held by a drain)
 
@@ -377,13 +379,23 @@ def _view(repo: pygit2.Repository, path: str, sides: tuple["Side", "Side"]) -> "
 
 class _Views:
     """A tip's views (_tip_views): the paths of the tip's changed files the check reads, in
-    order, their views alongside, and path -> view."""
+    order, their views alongside, and path -> view; and, made when a check first asks, the module
+    index of those paths per language's rules (module_index.ModuleTables)."""
 
-    __slots__ = ("paths", "files", "views")
+    __slots__ = ("paths", "files", "views", "modules")
 
-    def __init__(self, paths: list[str], files: list["_TreeFile"], views: dict[str, "_TreeFile"] | None = None):
+    def __init__(self, paths: list[str], files: list["_TreeFile"], views: dict[str, "_TreeFile"] | None = None,
+                 modules: dict[int, tuple[Any, ModuleTables]] | None = None):
         self.paths, self.files = paths, files
         self.views = dict(zip(paths, files)) if views is None else views
+        self.modules = {} if modules is None else modules   # id(rules) -> (rules, tables)
+
+    def module_tables(self, rules: Any, facts: Callable[[str], Any]) -> ModuleTables:
+        """The module index of these paths by `rules` (`facts`: a path's module under them)."""
+        kept = self.modules.get(id(rules))
+        if kept is None or kept[0] is not rules:
+            kept = self.modules[id(rules)] = (rules, ModuleTables.build(self.paths, facts))
+        return kept[1]
 
 
 def _tip_views(repo: pygit2.Repository, index: MergeIndex, pin: pygit2.Tree, tip: pygit2.Tree,
@@ -401,19 +413,26 @@ def _tip_views(repo: pygit2.Repository, index: MergeIndex, pin: pygit2.Tree, tip
     previous = index.tip_views(repo, (key[0], step[0])) if step is not None else None
     if previous is not None and step is not None:
         paths, files, views = list(previous.paths), list(previous.files), dict(previous.views)
+        removed, added = set(), set()
         for path in step[1]:
             if semantic_profile(path) is None:
                 continue
             if views.pop(path, None) is not None:
                 at = bisect.bisect_left(paths, path)
                 del paths[at], files[at]
+                removed.add(path)
             view = _view(repo, path, ours[path]) if path in ours else None
             if view is not None:
                 at = bisect.bisect_left(paths, path)
                 paths.insert(at, path)
                 files.insert(at, view)
                 views[path] = view
-        found = _Views(paths, files, views)
+                added.add(path)
+        # The module index depends on the paths alone: derived by those that came or went.
+        modules = {key: (rules, tables.derived(sorted(removed - added), sorted(added - removed),
+                                               functools.partial(module_fact, rules=rules)))
+                   for key, (rules, tables) in previous.modules.items()}
+        found = _Views(paths, files, views, modules)
     else:
         paths, files = [], []
         for path in sorted(path for path in ours if semantic_profile(path) is not None):

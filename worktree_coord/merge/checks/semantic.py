@@ -53,6 +53,7 @@ from ..lines.linediff import (added_lines as _added_lines, added_text, follow as
                               ranges_text, touched_lines as _touched_lines)
 from .symbols import (CONTAINER_KINDS, EXPORTS, FUNCTION_KINDS, IMPORTS_ONLY, Definition, Reference, Symbols, exports_closed, exports_open, extract,
                       fingerprint, hidden_query, visible_import as _visible_import)
+from .module_index import ModuleTables
 from .tip_index import PathFacts, TipIndex
 from .versions import MAX_BYTES, FileVersions, Versions
 
@@ -133,7 +134,8 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
                       package_files: PackageFiles | None = None,
                       index: "MergeIndex | None" = None, tip: "TipIndex | None" = None,
                       loose: Iterable[str] = (), readable: bool = False,
-                      unreadable: set[str] | None = None, manifests: str = "base") -> tuple[SemanticFinding, ...]:
+                      unreadable: set[str] | None = None, manifests: str = "base",
+                      modules: "Callable[[SemanticRules, Callable], ModuleTables] | None" = None) -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order,
     each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
     changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is
@@ -157,11 +159,15 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     (it reads nothing of such a version). `manifests`: the tree (`tree_file`'s `which`) whose
     manifests say which module a folder is (Go's go.mod and go.work: profile `root_module`,
     `workspace`): the base's, or the left side's where that side is a task whose uses are read in
-    its own tree (check/left_behind.py: a nested go.mod the task adds makes its folder a module)."""
+    its own tree (check/left_behind.py: a nested go.mod the task adds makes its folder a module).
+    `modules(rules, facts)` (with `tip`): the module index of the tip's files outside the merge's
+    own (module_index.ModuleTables, kept per tip), which the check lays the merge's own files over
+    instead of indexing every file."""
     checked = files if readable and isinstance(files, list) else [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files)
     check.index = index
     check.tip, check.loose = tip, frozenset(loose)
+    check.tip_modules = modules if tip is not None else None
     check.every_use = every_use
     check.unreadable = unreadable
     check.manifests = manifests
@@ -200,6 +206,7 @@ class _Check:
         self.index: MergeIndex | None = None   # find_broken_names(index=...)
         self.tip: TipIndex | None = None       # find_broken_names(tip=..., loose=...)
         self.loose: Iterable[str] = ()
+        self.tip_modules: Callable[[SemanticRules, Callable], ModuleTables] | None = None   # find_broken_names(modules=)
         self.package_reader = package_files   # the rest of a one-file check's package (PackageFiles)
         self._outside: dict[str, list[Symbols] | None] = {}   # the rest of a file's package, when read
         # A name imported through a file that re-exports it (a barrel, a package's __init__.py):
@@ -602,13 +609,7 @@ class _Check:
         if not known:
             return True
         rules, keys = known
-        facts = _module_facts(rules)
-        found = facts.get(path, _UNKNOWN)
-        if found is _UNKNOWN:
-            if semantic_profile(path) is None:
-                return False   # no module index of the merge holds it (_module_index)
-            module = _module_path(path, rules)
-            found = facts[path] = (module, module.split("/"))
+        found = module_fact(path, rules)   # None: no module index of the merge holds it (_module_index)
         return found is not None and (("path", found[0]) in keys or ("last", found[1][-1]) in keys)
 
     def _import_keys(self, path: str, blob: bytes, rules: SemanticRules) -> frozenset[tuple[str, str]]:
@@ -1282,28 +1283,20 @@ class _Check:
         found = self._tree_texts[path]
         return absent if found is None else found
 
-    def _module_index(self, rules: SemanticRules) -> tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]:
+    def _module_index(self, rules: SemanticRules) -> tuple[Any, Any]:
+        """(module path -> files, last part -> (file, parts)) of this merge's files, in their order.
+        A tip's merge lists every file the run changed: the tip's index is kept (`tip_modules`,
+        module_index.py) and this merge's own files laid over it, not a pass over them all."""
         index = self._modules.get(id(rules))
         if index is None:
-            by_path: dict[str, list[str]] = {}
-            by_last: dict[str, list[tuple[str, list[str]]]] = {}
-            # A tip's merge lists every file the run changed: each path's module is kept for the
-            # process (_module_facts), so the merges of a drain do not compute it again for each.
-            facts = _module_facts(rules)
-            for p in self.files:   # in the files' order, so resolve() answers as a scan would
-                found = facts.get(p, _UNKNOWN)
-                if found is _UNKNOWN:
-                    if semantic_profile(p) is None:
-                        found = None
-                    else:
-                        module = _module_path(p, rules)
-                        found = (module, module.split("/"))
-                    facts[p] = found
-                if found is None:
-                    continue
-                by_path.setdefault(found[0], []).append(p)
-                by_last.setdefault(found[1][-1], []).append((p, found[1]))
-            index = self._modules[id(rules)] = (by_path, by_last)
+            facts = functools.partial(module_fact, rules=rules)
+            if self.tip_modules is not None:
+                index = self.tip_modules(rules, facts).overlay(self.loose, self.files.__contains__, facts)
+            else:
+                # in the files' order, so resolve() answers as a scan would
+                found = ModuleTables.build(self.files, facts)
+                index = (found.by_path, found.by_last)
+            self._modules[id(rules)] = index
         return index
 
     def _gives(self, symbols: Symbols, removal: _Removal, side: str, starred: bool) -> bool:
@@ -1618,6 +1611,21 @@ def _module_facts(rules: SemanticRules) -> dict[str, Any]:
 def _stem(path: str) -> str:
     """`path` without its extension (`pkg/util.py` -> pkg/util)."""
     return path.rsplit(".", 1)[0] if "." in posixpath.basename(path) else path
+
+
+def module_fact(path: str, rules: SemanticRules) -> tuple[str, list[str]] | None:
+    """(`path`'s module path by `rules`, its parts), or None where no semantic profile reads it:
+    kept for the process (_module_facts), so the merges of a drain do not compute it again."""
+    facts = _module_facts(rules)
+    found = facts.get(path, _UNKNOWN)
+    if found is _UNKNOWN:
+        if semantic_profile(path) is None:
+            found = None
+        else:
+            module = _module_path(path, rules)
+            found = (module, module.split("/"))
+        facts[path] = found
+    return found   # type: ignore[return-value]
 
 
 @functools.lru_cache(maxsize=65536)   # asked for every file of every merge of a drain
