@@ -164,3 +164,29 @@ def test_a_merges_module_index_is_the_tips_with_its_own_files_laid_over(tmp_path
         asked.append(_CountedFacts.asked)
         assert kept == findings_of(check_tree_merge(repo, *merge, index=MergeIndex(), walk=True))
     assert max(asked[-4:]) <= max(asked[1:5]), asked
+
+
+def test_the_import_path_check_finds_a_module_the_tip_still_names_by_its_witness(tmp_path: Path, monkeypatch) -> None:
+    """The import-path check asks whether the tip's tree still names each module a task's files
+    import (`os`, `.m0`): a pass over the tree's files until one names it (tree._Mentions). A file
+    found naming it is kept as its witness (path and blob), so the next merges, whose tips hold that
+    blob at that path, read no file for it; before, each merge read files from the tree's start."""
+    from worktree_coord.merge import tree
+
+    read: list[int] = []
+    files = tree._Mentions._files
+
+    def counted(self, side):
+        for item in files(self, side):
+            read[-1] += 1
+            yield item
+
+    monkeypatch.setattr(tree._Mentions, "_files", counted)
+    getattr(tree, "_WITNESSES", {}).clear()   # (none kept from an earlier test)
+    repo, merges = _drain(tmp_path, _task)
+    index = MergeIndex()
+    for merge in merges:
+        read.append(0)
+        assert check_tree_merge(repo, *merge, index=index) == ()
+    first = next(number for number, count in enumerate(read) if count)   # the first merge asking (the second)
+    assert first < len(read) - 2 and sum(read[first + 1:]) == 0, read

@@ -580,6 +580,10 @@ def _kind(mode: int) -> int:
 # whole past ABSENT_KEPT entries.
 _ABSENT: set[tuple[bytes, str]] = set()
 ABSENT_KEPT = 1 << 18
+# module -> (path, blob id) of a file found naming it (_Mentions): any tree holding that blob at that
+# path names it. Dropped whole past WITNESSES_KEPT.
+_WITNESSES: dict[str, tuple[str, pygit2.Oid]] = {}
+WITNESSES_KEPT = 1 << 16
 
 
 def _entry(tree: pygit2.Tree, path: str) -> pygit2.Object:
@@ -597,12 +601,15 @@ class _Mentions:
     that replaced many modules (a vendored tree moved) costs one read of its files, not one per
     module (cortex 531e91f084: 850,000 object reads before). Answers are kept for the next
     question. `file(which, path)` reads one file of the base or a side's tree (the manifests),
-    `folders(which, path)` lists one folder's subfolders (a workspace's package folders)."""
+    `folders(which, path)` lists one folder's subfolders (a workspace's package folders).
+    A module found in a file is kept with that file's path and blob (`_WITNESSES`): a later tree
+    holding the same blob at that path names it too, told by one lookup, not a pass (a drain's
+    tips, one merge apart, are asked of the same modules at every merge: `os`, the package's own)."""
 
     def __init__(self, repo: pygit2.Repository, base: pygit2.Tree, ours: pygit2.Tree, theirs: pygit2.Tree):
         self._repo = repo
         self._trees = {"base": base, "left": ours, "right": theirs}
-        self._blobs: dict[str, list[tuple[pygit2.Oid, str]]] = {}
+        self._blobs: dict[str, list[tuple[str, pygit2.Oid, str]]] = {}
         self._known: dict[tuple[str, str], bool] = {}
         self._read: dict[tuple[str, str], bytes | None] = {}
         # The base tree by its id: what is answered from it alone may be kept across checks
@@ -611,10 +618,15 @@ class _Mentions:
 
     def __call__(self, side: str, modules: Iterable[str]) -> set[str]:
         wanted = {module for module in modules if (side, module) not in self._known}
+        for module in list(wanted):
+            witness = _WITNESSES.get(module)
+            if witness is not None and self._holds(side, *witness):
+                self._known[(side, module)] = True
+                wanted.discard(module)
         if wanted:
             patterns = {module: re.compile(rb"(?<![\w/.-])" + re.escape(module.encode()) + rb"(?![\w/-])")
                         for module in wanted}
-            for oid, separator in self._files(side):
+            for path, oid, separator in self._files(side):
                 data = self._repo[oid].data
                 found = {module for module in wanted
                          if module.encode() in data and patterns[module].search(data) is not None}
@@ -628,6 +640,9 @@ class _Mentions:
                               or any(path.startswith(module + separator) for path in spelled)}
                 for module in found:
                     self._known[(side, module)] = True
+                    if len(_WITNESSES) >= WITNESSES_KEPT:
+                        _WITNESSES.clear()
+                    _WITNESSES[module] = (path, oid)
                 wanted -= found
                 if not wanted:
                     break
@@ -635,13 +650,22 @@ class _Mentions:
                 self._known[(side, module)] = False
         return {module for module in modules if self._known[(side, module)]}
 
-    def _files(self, side: str) -> Iterator[tuple[pygit2.Oid, str]]:
-        """The blob ids (and module separators) of the side's files a semantic profile reads, walked
-        lazily (a search that finds its modules early reads a few trees) and kept once walked to the end."""
+    def _holds(self, side: str, path: str, oid: pygit2.Oid) -> bool:
+        """Whether the side's tree holds blob `oid` at `path` (what the pass would read there)."""
+        try:
+            entry = _entry(self._trees[side], path)
+        except KeyError:
+            return False
+        return entry.id == oid and entry.type_str == "blob"
+
+    def _files(self, side: str) -> Iterator[tuple[str, pygit2.Oid, str]]:
+        """The paths, blob ids (and module separators) of the side's files a semantic profile reads,
+        walked lazily (a search that finds its modules early reads a few trees) and kept once walked
+        to the end."""
         if side in self._blobs:
             yield from self._blobs[side]
             return
-        found: list[tuple[pygit2.Oid, str]] = []
+        found: list[tuple[str, pygit2.Oid, str]] = []
         stack: list[tuple[str, pygit2.Tree]] = [("", self._trees[side])]
         while stack:
             prefix, tree = stack.pop()
@@ -652,7 +676,7 @@ class _Mentions:
                 elif entry.type_str == "blob":
                     profile = semantic_profile(path)
                     if profile is not None:
-                        found.append((entry.id, profile.semantic.module_separator))
+                        found.append((path, entry.id, profile.semantic.module_separator))
                         yield found[-1]
         self._blobs[side] = found   # only reached when walked to the end
 
