@@ -140,6 +140,7 @@ class Reach:
         # side and the merged tree hold as the pin and the tip do; they are looked up, not walked.
         self._tip = tip
         self._loose = frozenset(path for path in loose if path in files)
+        self._changed = frozenset(loose)   # the merge's own paths, a file of it or not (one made a symlink)
         self._memo = memo   # answers kept across checks (merge_index.MergeIndex.memo)
         self._module_path = module_path
         self._module_token = module_token
@@ -330,7 +331,7 @@ class Reach:
             found = user not in self._stale_users()
         else:
             keys = tip.import_keys(user)
-            found = keys is not None and not tip.stands_at(self._loose, keys, user) \
+            found = keys is not None and not tip.stands_at(self._changed, keys, user) \
                 and self._closed(user) and tip.mark_closed(user)
         self._closed_of[user] = found
         return found
@@ -340,7 +341,7 @@ class Reach:
         if self._stale is None:
             tip = self._tip
             assert tip is not None
-            self._stale = set().union(*(tip.importing(path) for path in self._loose)) & tip.closed
+            self._stale = set().union(*(tip.importing(path) for path in self._changed)) & tip.closed
         return self._stale
 
     def _open_users(self, path: str, users: set[str], near_users: Iterable[str],
