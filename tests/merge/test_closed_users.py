@@ -57,10 +57,21 @@ def test_a_tip_files_near_words_are_worked_out_once_over_a_drain(tmp_path: Path,
             near[path] += 1
         return computed(self, side, path)
 
+    visited: Counter[str] = Counter()   # a tip file -> checks visiting it as a candidate in step 2
+    tip_near = reach.Reach._tip_near
+
+    def visiting(self, side, path):
+        if path not in self._loose:
+            visited[path] += 1
+        return tip_near(self, side, path)
+
     monkeypatch.setattr(reach.Reach, "_near", counted)
+    monkeypatch.setattr(reach.Reach, "_tip_near", visiting)
     index = MergeIndex()
     assert [check_tree_merge(repo, *merge, index=index) for merge in merges] == [()] * len(merges)
     assert near and max(near.values()) == 1, near
+    # and, known, each is passed over by the table of near words, not visited at every merge
+    assert max(visited.values()) == 1, visited
 
 
 def test_a_closed_tip_file_is_asked_again_once_a_merge_adds_a_file_at_its_keys(tmp_path: Path,

@@ -282,9 +282,10 @@ class Reach:
         import is confirmed by resolving the user's merged imports only when they share a word."""
         out: dict[str, frozenset[bytes]] = {}
         tip_users = self._tip is not None and side == "right"   # users: the tip's files (and loose ones)
-        quiet = self._quiet_candidates(near_by, imported_by, through) if self._tip is not None and side == "left" \
+        paths = set(near_by) | set(imported_by)
+        quiet = self._quiet_candidates(paths, near_by, imported_by, through) if self._tip is not None and side == "left" \
             else None
-        for path in set(near_by) | set(imported_by):
+        for path in paths if quiet is None else quiet.loud:
             near = self._tip_near(side, path) if quiet is not None else self._spelled(path, self._near(side, path))
             if quiet is not None and quiet(path, near):
                 continue
@@ -371,12 +372,14 @@ class Reach:
             return self._spelled(path, self._near(side, path))
         return tip.kept_near(path, lambda: self._spelled(path, self._near(side, path)))
 
-    def _quiet_candidates(self, near_by: dict[str, set[str]], imported_by: dict[str, set[str]],
-                          through: set[tuple[str, str]]) -> Callable[[str, frozenset[bytes]], bool]:
-        """For step 2 with the tip's files as candidates and the task's as users: a test of a
-        candidate whose every pair step 2 would pass over (no user stands near it, imports it,
+    def _quiet_candidates(self, paths: set[str], near_by: dict[str, set[str]], imported_by: dict[str, set[str]],
+                          through: set[tuple[str, str]]) -> "_Quiet":
+        """For step 2 with the tip's files as candidates (`paths`) and the task's as users: a test
+        of a candidate whose every pair step 2 would pass over (no user stands near it, imports it,
         reached it in 1b, or may reach it through a re-export by a near word of it: `_reaches_none`),
-        answered from what this check knows of its few users once, not pair by pair."""
+        answered from what this check knows of its few users once, not pair by pair; and the
+        candidates it may not pass over (`loud`), found by the tip's table of near words
+        (TipIndex.near_words), not by a pass over every candidate a module word pairs."""
         users = set().union(*imported_by.values()) if imported_by else set()
         loose = self._loose
         opened: set[str] = set()
@@ -384,7 +387,7 @@ class Reach:
         imported: set[str] = set()
         for user in users:
             if user not in loose:
-                return lambda path, near: False   # (users of a tip's merge are its own files)
+                return _Quiet(paths, lambda path, near: False)   # (users of a tip's merge are its own files)
             found = self._reaching_for(user)
             if found is None or found[0]:
                 opened.add(user)
@@ -396,7 +399,15 @@ class Reach:
         def quiet(path: str, near: frozenset[bytes]) -> bool:
             return path not in loose and path not in near_by and path not in reached and path not in imported \
                 and opened.isdisjoint(imported_by.get(path, ())) and bound.isdisjoint(near)
-        return quiet
+        if opened:
+            return _Quiet(paths, quiet)
+        tip = self._tip
+        assert tip is not None
+        loud = paths - tip.near.keys()   # near words not known yet: asked (and kept) below
+        loud |= paths & (loose | near_by.keys() | reached | imported)
+        for word in bound:
+            loud |= paths & tip.near_words.get(word)
+        return _Quiet(loud, quiet)
 
     def _from_tip(self, side: str, other: str) -> dict[str, frozenset[bytes]]:
         """`_compute` where `files` is a tip's merge (tree.check_tree_merge): the paths outside
@@ -849,6 +860,18 @@ class _ByPath:
             if parent == directory:   # "" for a relative path, "/" for an absolute one
                 break
             directory = parent
+
+
+class _Quiet:
+    """Step 2's candidates to visit (`loud`) and the test of one it passes over (`__call__`)."""
+
+    __slots__ = ("loud", "test")
+
+    def __init__(self, loud: Iterable[str], test: Callable[[str, frozenset[bytes]], bool]):
+        self.loud, self.test = loud, test
+
+    def __call__(self, path: str, near: frozenset[bytes]) -> bool:
+        return self.test(path, near)
 
 
 def _link(paths: Iterable[str], users: Iterable[str], loose: frozenset[str], table: dict[str, set[str]]) -> None:

@@ -174,6 +174,7 @@ class TipIndex:
         # path -> the words reach.py's step 2 finds near the tip's changes of it against the pin
         # (Reach._tip_near, pure in the two versions): kept while the path is not changed again.
         self.near: dict[str, frozenset[bytes]] = {}
+        self.near_words = _Table()       # word -> paths whose `near` holds it
         self.directories = _Table()      # directory -> users
         self.tokens = _Table()           # module token -> candidates (existed at the pin)
         self.modules = _Table()          # module path -> candidates
@@ -245,7 +246,8 @@ class TipIndex:
         copy = (lambda value: value) if take else (lambda value: type(value)(value))
         out.records = copy(self.records)
         out.foreign = copy(self.foreign)   # only grows: a superset of the words held keeps lookups exact
-        for name in ("words", "dirty", "grams", "importers", "bound", "keyed", "directories", "tokens", "modules", "wide"):
+        for name in ("words", "dirty", "grams", "importers", "bound", "keyed", "near_words", "directories", "tokens",
+                     "modules", "wide"):
             setattr(out, name, getattr(self, name).derived(take))
         out.closed, out.index_names, out.near = copy(self.closed), copy(self.index_names), copy(self.near)
         out.users, out.barrel_users, out.user_dirs = copy(self.users), copy(self.barrel_users), copy(self.user_dirs)
@@ -334,7 +336,7 @@ class TipIndex:
         (most of a drain's table updates were a file's words taken out and put back)."""
         self.records[path] = new
         self.closed.discard(path)
-        self.near.pop(path, None)
+        self._drop_near(path)
         _, _, _, old_clean, old_dirty, old_imports = old
         _, _, _, clean, dirty, imports = new
         for word in old_clean - clean:
@@ -380,7 +382,7 @@ class TipIndex:
         facts = self._facts
         at_base, at_tip, _, clean, dirty, imports = self.records.pop(path)
         self.closed.discard(path)
-        self.near.pop(path, None)
+        self._drop_near(path)
         if at_tip:
             for word in clean:
                 self.words.discard(word, path)
@@ -506,11 +508,19 @@ class TipIndex:
         return any(not keys.isdisjoint(self._facts.module_keys(path, names)) for path in paths)
 
     def kept_near(self, path: str, compute: Callable[[], frozenset[bytes]]) -> frozenset[bytes]:
-        """`near[path]`, computed and kept if not yet."""
+        """`near[path]`, computed and kept (and its words in `near_words`) if not yet."""
         found = self.near.get(path)
         if found is None:
-            found = self.near[path] = compute()
+            found = compute()
+            with self._lock:
+                if path not in self.near:
+                    self.near[path] = found
+                    self.near_words.add_all(found, path)
         return found
+
+    def _drop_near(self, path: str) -> None:
+        for word in self.near.pop(path, ()):
+            self.near_words.discard(word, path)
 
     def import_keys(self, path: str) -> "frozenset[tuple[str, str]] | None":
         """The keys of `path`'s imports (semantic.import_keys), read now if not yet; None: not known."""
