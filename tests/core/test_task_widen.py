@@ -53,6 +53,19 @@ def test_widening_into_an_exclusive_tasks_globs_waits_and_overlaps_are_named(rep
     assert [o["task"] for o in shared.overlaps] == ["core"]
 
 
+def test_a_widen_names_the_live_tasks_its_new_globs_meet_not_those_met_at_start(repo, coord):
+    """javapoet: tasks a and h both owned src/main/java/**; a merged; widening h by one test file said
+    "overlaps live task a" (the overlaps recorded at h's start, merged tasks among them)."""
+    wt = Path(coord.start_task("r1", "a", ["packages/core/**"]).worktree)
+    coord.start_task("r1", "h", ["packages/core/**"])
+    write(wt, {"packages/core/lib.py": "x = 2\n"})
+    assert coord.finish_task("r1", "a").state == "merged"
+    widened = coord.widen_task("r1", "h", ["docs/guide.md"], why="its docs")
+    assert widened.overlaps == []
+    coord.start_task("r1", "docs", ["docs/**"])
+    assert [o["task"] for o in coord.widen_task("r1", "h", ["docs/index.md"]).overlaps] == ["docs"]
+
+
 def test_only_live_tasks_are_widened_and_globs_are_validated(repo, coord):
     wt = Path(coord.start_task("r1", "api", ["packages/api/**"]).worktree)
     with pytest.raises(UsageError):

@@ -83,6 +83,10 @@ class LeftBehind:
         if self.kind == OWN_IMPORT:
             return f"fix the import in {self.use_path} to name the file where it stands now"
         if self.moved_to:
+            profile = semantic_profile(self.definition_path)
+            if profile is not None and profile.semantic.package_types:
+                # Java re-exports nothing: a class its package's files use unimported stays in that package.
+                return "keep the class in its old package"
             return "keep a re-export at the old path"
         if self.star_line:
             return f"keep the line `{self.star_line}` in {self.definition_path}"
@@ -285,7 +289,7 @@ def _moved_note(items: list[LeftBehind], more: int, task: str, run: str, owned: 
     those = "that file is" if len(lines) == 1 else "those files are"
     return (f"{where} still use{'s' if len(lines) == 1 else ''} {names} from {first.definition_path}, which this task "
             f"moved to {first.moved_to}; {those} {_outside(owned)}, so the landed tree would not resolve "
-            f"them: keep a re-export at the old path, {_or_update(task, run, list(lines), 'imports', owned)}")
+            f"them: {first.keep}, {_or_update(task, run, list(lines), 'imports', owned)}")
 
 
 def widen_command(task: str, run: str, paths: Iterable[str]) -> str:

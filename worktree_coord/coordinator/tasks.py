@@ -1111,8 +1111,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                          "its .wtc/task.json and sparse cone are as they were")
         if not new_own and not new_read:
             notes.append("the boundary already held every glob given: nothing changed")
+        # The answer names the live tasks the new globs meet (the result's contract), not every task
+        # the boundary met at start, merged ones too, that the record keeps (found driving wtc on
+        # javapoet: one file widened, "overlaps live task a, b, c, e, f", all of them merged).
         return TaskWidened(run=run.run_id, task=task.task_id, state=task.state.value, boundary=boundary.to_json(),
-                           added_own=new_own, added_read=new_read, why=why, overlaps=overlaps,
+                           added_own=new_own, added_read=new_read, why=why, overlaps=met,
                            sparse_cone=list(cone) if cone is not None else None, notes=notes)
 
 

@@ -276,6 +276,22 @@ class Reach:
                     imported_by.setdefault(path, set()).add(user)
                     through.add((path, user))
 
+    def _near_in_package(self, near_by: dict[str, set[str]], imported_by: dict[str, set[str]]) -> None:
+        """Java, the tip's files paired by their tables: a user spelling a candidate's class in the
+        candidate's own package uses it unimported, as _ByPath.pair has it for the walked files (its
+        `by_package`). Without this a tip file's `Wrap.make()` beside a renamed Wrap.make, or a task's
+        new `new Wrap()` beside a Wrap.java the tip deleted, was paired by the word alone and then
+        dropped for naming no import (found driving wtc on javapoet). It only widens what step 2 reads."""
+        if self._package_of is None:
+            return
+        for path, users in imported_by.items():
+            package = self._package_of(path)
+            if package is None:
+                continue
+            for user in users:
+                if user != path and self._package_of(user) == package:
+                    near_by.setdefault(path, set()).add(user)
+
     def _pair_words(self, side: str, other: str, near_by: dict[str, set[str]], imported_by: dict[str, set[str]],
                     through: set[tuple[str, str]]) -> dict[str, frozenset[bytes]]:
         """Step 2: a candidate's touched lines against the lines its reaching users added; an
@@ -475,6 +491,7 @@ class Reach:
                         return user in loose or (not self._tip_closed(user) and tip.passes(user, self._added(other, user)))
                     self._through_many(other, [user for user in pool if able_to(user)], set(candidates).__contains__,
                                        imported_by, through)
+        self._near_in_package(near_by, imported_by)
         return self._pair_words(side, other, near_by, imported_by, through)
 
     def _tip_spelled(self, pool: list[str], gone: frozenset[bytes], other: str) -> list[str]:
@@ -595,6 +612,7 @@ class Reach:
             self._through_few(other, pool[:BARREL_USERS], gone_by, near_by, imported_by, through)
         elif len(pool) <= BARREL_USERS:
             self._through_many(other, pool, is_candidate, imported_by, through)
+        self._near_in_package(near_by, imported_by)
         return self._pair_words(side, other, near_by, imported_by, through)
 
     def _reexports_to(self, user: str, names: frozenset[bytes], path: str) -> bool:

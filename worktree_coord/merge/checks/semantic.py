@@ -890,6 +890,13 @@ class _Check:
             if rules.package == "directory":
                 for other in self.package_files(path):
                     yield (other, (), name)
+            elif rules.package_types:
+                # Java: a class of the same package is used bare, unimported (`new LineWrapper(...)`):
+                # its file, the package's file named for it. A class deleted, renamed or moved to
+                # another package left every such use behind (found driving wtc on javapoet).
+                for other in self.typed_package_files(path):
+                    if posixpath.basename(_module_path(other, rules)) == name:
+                        yield (other, (), name)
         elif receiver in rules.self_receivers or receiver in reference.selves:
             if reference.container:
                 yield (path, reference.container, name)
