@@ -64,17 +64,18 @@ class ModuleTables:
         """(by_path, by_last) of these tables' files less `loose`, plus those of `loose` that are
         `present` (files of the merge): only the keys a loose path stands at are made again."""
         loose = sorted(set(loose))
-        gone = set(loose)
         paths: dict[str, list[str]] = {}
         lasts: dict[str, list[tuple[str, list[str]]]] = {}
-        for path in loose:
+        for path in loose:   # taken out where the tables hold them (a copy of each list it changes)
             found = facts(path)
             if found is None:
                 continue
-            if found[0] not in paths:
-                paths[found[0]] = [other for other in self.by_path.get(found[0], ()) if other not in gone]
-            if found[1][-1] not in lasts:
-                lasts[found[1][-1]] = [item for item in self.by_last.get(found[1][-1], ()) if item[0] not in gone]
+            paths.setdefault(found[0], self.by_path.get(found[0], []))
+            lasts.setdefault(found[1][-1], self.by_last.get(found[1][-1], []))
+            _drop(paths, found[0], path)
+            _drop(lasts, found[1][-1], (path, found[1]))
+            paths.setdefault(found[0], [])
+            lasts.setdefault(found[1][-1], [])
         for path in loose:
             found = facts(path)
             if found is not None and present(path):
@@ -106,15 +107,22 @@ def _sort_key(item: Any) -> str:
 
 
 def _put(table: dict, key: str, item: Any) -> None:
+    """`item` into `table[key]` at its place in path order (the list copied: another table may share it)."""
     items = table.get(key)
     items = table[key] = [] if items is None else list(items)
-    keys = [_sort_key(x) for x in items]
-    items.insert(bisect.bisect_left(keys, _sort_key(item)), item)
+    items.insert(bisect.bisect_left(items, _sort_key(item), key=_sort_key), item)
 
 
 def _drop(table: dict, key: str, item: Any) -> None:
-    items = [x for x in table.get(key, ()) if _sort_key(x) != _sort_key(item)]
-    if items:
-        table[key] = items
-    else:
-        table.pop(key, None)
+    """`item`'s path out of `table[key]` (the list copied; the key gone with its last file)."""
+    items = table.get(key)
+    if not items:
+        return
+    at = bisect.bisect_left(items, _sort_key(item), key=_sort_key)
+    if at == len(items) or _sort_key(items[at]) != _sort_key(item):
+        return
+    if len(items) == 1:
+        del table[key]
+        return
+    items = table[key] = list(items)
+    del items[at]
