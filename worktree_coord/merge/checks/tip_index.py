@@ -11,7 +11,10 @@ and how the check names a file's module (module token, module path, package-wide
 Output: a `TipIndex`, for the tip's changed files the check reads (a semantic profile, regular files,
 the content changed): inverted tables from a word to the files whose tip version holds it, from a
 directory to its files, from a module token / module path / package directory to the files that
-existed at the pin (the candidates a tip side removed names from), and the sorted users.
+existed at the pin (the candidates a tip side removed names from), and the sorted users; from a
+key of the module index to the files whose imports are answered from it (`keyed`), the files a
+check found closed (their imports reach no file but those at their keys: asked once, then looked
+up until a merge changes a file at those keys), and the words near each file's changes (`near`).
 It is built once per tip (or derived from the previous tip's by the merge's few changed paths, copy
 on write, so the previous tip's stays whole for a merge retried against it) and kept in memory by
 merge_index.MergeIndex. What a word lookup answers is checked against the bytes where the old walk
