@@ -390,7 +390,7 @@ def test_a_drain_computes_each_paths_module_once(tmp_path: Path, monkeypatch) ->
     real = semantic._module_path
 
     def counted(path: str, rules) -> str:
-        if sys._getframe(1).f_code.co_name == "_module_index":   # the index's pass, not a merge's own files
+        if sys._getframe(1).f_code.co_name == "module_fact":   # kept per path and rules (the index's, may_import's)
             computed.append((path, id(rules)))
         return real(path, rules)
 

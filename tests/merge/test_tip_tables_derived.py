@@ -19,7 +19,7 @@ from worktree_coord.merge.checks.tip_index import TipIndex, standing_words
 from worktree_coord.merge.tree import _changes, _imports
 from worktree_coord.merge.checks.semantic import semantic_profile
 
-_TABLES = ("words", "dirty", "grams", "importers", "bound", "directories", "tokens", "modules", "wide")
+_TABLES = ("words", "dirty", "grams", "importers", "bound", "keyed", "directories", "tokens", "modules", "wide")
 
 
 def _state(tip: TipIndex) -> dict:
@@ -41,7 +41,7 @@ def test_derived_tables_equal_built_ones_over_a_drain(tmp_path: Path, take: bool
         return standing_words(repo[oid].data)
 
     def read_imports(path: str, oid: pygit2.Oid):
-        return _imports(repo, index, semantic_profile(path), oid)
+        return _imports(repo, index, semantic_profile(path), oid, path)
 
     def built(changes: dict) -> TipIndex:
         tip = TipIndex.build(PATH_FACTS, read_words, read_imports, changes)

@@ -28,7 +28,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import pygit2
 
@@ -39,7 +39,8 @@ from .checks import disjoint
 from .checks.import_paths import grouped_paths
 from .checks.merge_index import MISSING, TABLES_EVERY, MergeIndex, shared_index
 from .checks.pin_words import BlobWords, PinWords, git_words, mentioning
-from .checks.semantic import PATH_FACTS, find_broken_names, semantic_profile
+from .checks.module_index import ModuleTables
+from .checks.semantic import PATH_FACTS, find_broken_names, import_keys, module_fact, resolved_alone, semantic_profile
 from .checks.symbols import IMPORTS_ONLY, extract, fingerprint
 from .checks.tip_index import Imports, TipIndex, standing_words
 from .checks.versions import MAX_BYTES
@@ -172,7 +173,8 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
             return ()
         mentions = _Mentions(repo, trees[0], trees[1], trees[2])
         return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file,
-                                 tree_folders=mentions.folders, index=index, tip=tip, loose=loose, readable=True)
+                                 tree_folders=mentions.folders, index=index, tip=tip, loose=loose, readable=True,
+                                 modules=None if views is None else views.module_tables)
     finally:
         index.settle()   # what the check computed, on disk for the next process (held by a drain)
 
@@ -200,7 +202,7 @@ def _tip_tables(repo: pygit2.Repository, index: MergeIndex, trees: list[pygit2.T
     def read_imports(path: str, oid: pygit2.Oid) -> Imports | None:
         profile = semantic_profile(path)
         assert profile is not None
-        return index.memo("imports", (id(profile), oid.raw), lambda: _imports(repo, index, profile, oid))
+        return index.memo("imports", (id(profile), oid.raw, path), lambda: _imports(repo, index, profile, oid, path))
 
     tip = index.tip_tables(trees[0], trees[1],
                            lambda: TipIndex.build(PATH_FACTS, read_words, read_imports, changes[0]),
@@ -222,9 +224,11 @@ def _first_parents(repo: pygit2.Repository, commit: pygit2.Oid | str, count: int
         yield current.peel(pygit2.Tree)
 
 
-def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: pygit2.Oid) -> Imports | None:
-    """What a version's imports can pass on (tip_index.Imports), from the symbols the check reads
-    of it (semantic._Check.imports: kept ones first, else its imports parsed); None: none."""
+def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: pygit2.Oid,
+             path: str) -> Imports | None:
+    """What `path`'s version `oid` imports can pass on (tip_index.Imports), from the symbols the
+    check reads of it (semantic._Check.imports: kept ones first, else its imports parsed), with the
+    keys its imports are answered from where those alone answer them; None: none."""
     key = fingerprint(profile)
     found = index.known_symbols(key, oid.raw, (True, False, IMPORTS_ONLY))
     if found is MISSING:
@@ -239,8 +243,10 @@ def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: 
         found = index.symbols(key, data, IMPORTS_ONLY, compute)
     if found is None:
         return None
+    rules = profile.semantic
     return (any(item.name is None and item.scope is None for item in found.imports),
-            frozenset(item.bound for item in found.imports if item.name is not None))
+            frozenset(item.bound for item in found.imports if item.name is not None),
+            import_keys(found, path, rules) if resolved_alone(rules) else None)
 
 
 def files_mentioning(repo: pygit2.Repository, pin: pygit2.Oid | str, where: pygit2.Oid | str,
@@ -381,13 +387,23 @@ def _view(repo: pygit2.Repository, path: str, sides: tuple["Side", "Side"]) -> "
 
 class _Views:
     """A tip's views (_tip_views): the paths of the tip's changed files the check reads, in
-    order, their views alongside, and path -> view."""
+    order, their views alongside, and path -> view; and, made when a check first asks, the module
+    index of those paths per language's rules (module_index.ModuleTables)."""
 
-    __slots__ = ("paths", "files", "views")
+    __slots__ = ("paths", "files", "views", "modules")
 
-    def __init__(self, paths: list[str], files: list["_TreeFile"], views: dict[str, "_TreeFile"] | None = None):
+    def __init__(self, paths: list[str], files: list["_TreeFile"], views: dict[str, "_TreeFile"] | None = None,
+                 modules: dict[int, tuple[Any, ModuleTables]] | None = None):
         self.paths, self.files = paths, files
         self.views = dict(zip(paths, files)) if views is None else views
+        self.modules = {} if modules is None else modules   # id(rules) -> (rules, tables)
+
+    def module_tables(self, rules: Any, facts: Callable[[str], Any]) -> ModuleTables:
+        """The module index of these paths by `rules` (`facts`: a path's module under them)."""
+        kept = self.modules.get(id(rules))
+        if kept is None or kept[0] is not rules:
+            kept = self.modules[id(rules)] = (rules, ModuleTables.build(self.paths, facts))
+        return kept[1]
 
 
 def _tip_views(repo: pygit2.Repository, index: MergeIndex, pin: pygit2.Tree, tip: pygit2.Tree,
@@ -405,19 +421,26 @@ def _tip_views(repo: pygit2.Repository, index: MergeIndex, pin: pygit2.Tree, tip
     previous = index.tip_views(repo, (key[0], step[0])) if step is not None else None
     if previous is not None and step is not None:
         paths, files, views = list(previous.paths), list(previous.files), dict(previous.views)
+        removed, added = set(), set()
         for path in step[1]:
             if semantic_profile(path) is None:
                 continue
             if views.pop(path, None) is not None:
                 at = bisect.bisect_left(paths, path)
                 del paths[at], files[at]
+                removed.add(path)
             view = _view(repo, path, ours[path]) if path in ours else None
             if view is not None:
                 at = bisect.bisect_left(paths, path)
                 paths.insert(at, path)
                 files.insert(at, view)
                 views[path] = view
-        found = _Views(paths, files, views)
+                added.add(path)
+        # The module index depends on the paths alone: derived by those that came or went.
+        modules = {key: (rules, tables.derived(sorted(removed - added), sorted(added - removed),
+                                               functools.partial(module_fact, rules=rules)))
+                   for key, (rules, tables) in previous.modules.items()}
+        found = _Views(paths, files, views, modules)
     else:
         paths, files = [], []
         for path in sorted(path for path in ours if semantic_profile(path) is not None):
@@ -565,6 +588,10 @@ def _kind(mode: int) -> int:
 # whole past ABSENT_KEPT entries.
 _ABSENT: set[tuple[bytes, str]] = set()
 ABSENT_KEPT = 1 << 18
+# module -> (path, blob id) of a file found naming it (_Mentions): any tree holding that blob at that
+# path names it. Dropped whole past WITNESSES_KEPT.
+_WITNESSES: dict[str, tuple[str, pygit2.Oid]] = {}
+WITNESSES_KEPT = 1 << 16
 
 
 def _entry(tree: pygit2.Tree, path: str) -> pygit2.Object:
@@ -582,12 +609,15 @@ class _Mentions:
     that replaced many modules (a vendored tree moved) costs one read of its files, not one per
     module (cortex 531e91f084: 850,000 object reads before). Answers are kept for the next
     question. `file(which, path)` reads one file of the base or a side's tree (the manifests),
-    `folders(which, path)` lists one folder's subfolders (a workspace's package folders)."""
+    `folders(which, path)` lists one folder's subfolders (a workspace's package folders).
+    A module found in a file is kept with that file's path and blob (`_WITNESSES`): a later tree
+    holding the same blob at that path names it too, told by one lookup, not a pass (a drain's
+    tips, one merge apart, are asked of the same modules at every merge: `os`, the package's own)."""
 
     def __init__(self, repo: pygit2.Repository, base: pygit2.Tree, ours: pygit2.Tree, theirs: pygit2.Tree):
         self._repo = repo
         self._trees = {"base": base, "left": ours, "right": theirs}
-        self._blobs: dict[str, list[tuple[pygit2.Oid, str]]] = {}
+        self._blobs: dict[str, list[tuple[str, pygit2.Oid, str]]] = {}
         self._known: dict[tuple[str, str], bool] = {}
         self._read: dict[tuple[str, str], bytes | None] = {}
         # The base tree by its id: what is answered from it alone may be kept across checks
@@ -596,10 +626,15 @@ class _Mentions:
 
     def __call__(self, side: str, modules: Iterable[str]) -> set[str]:
         wanted = {module for module in modules if (side, module) not in self._known}
+        for module in list(wanted):
+            witness = _WITNESSES.get(module)
+            if witness is not None and self._holds(side, *witness):
+                self._known[(side, module)] = True
+                wanted.discard(module)
         if wanted:
             patterns = {module: re.compile(rb"(?<![\w/.-])" + re.escape(module.encode()) + rb"(?![\w/-])")
                         for module in wanted}
-            for oid, separator in self._files(side):
+            for path, oid, separator in self._files(side):
                 data = self._repo[oid].data
                 found = {module for module in wanted
                          if module.encode() in data and patterns[module].search(data) is not None}
@@ -613,6 +648,9 @@ class _Mentions:
                               or any(path.startswith(module + separator) for path in spelled)}
                 for module in found:
                     self._known[(side, module)] = True
+                    if len(_WITNESSES) >= WITNESSES_KEPT:
+                        _WITNESSES.clear()
+                    _WITNESSES[module] = (path, oid)
                 wanted -= found
                 if not wanted:
                     break
@@ -620,13 +658,22 @@ class _Mentions:
                 self._known[(side, module)] = False
         return {module for module in modules if self._known[(side, module)]}
 
-    def _files(self, side: str) -> Iterator[tuple[pygit2.Oid, str]]:
-        """The blob ids (and module separators) of the side's files a semantic profile reads, walked
-        lazily (a search that finds its modules early reads a few trees) and kept once walked to the end."""
+    def _holds(self, side: str, path: str, oid: pygit2.Oid) -> bool:
+        """Whether the side's tree holds blob `oid` at `path` (what the pass would read there)."""
+        try:
+            entry = _entry(self._trees[side], path)
+        except KeyError:
+            return False
+        return entry.id == oid and entry.type_str == "blob"
+
+    def _files(self, side: str) -> Iterator[tuple[str, pygit2.Oid, str]]:
+        """The paths, blob ids (and module separators) of the side's files a semantic profile reads,
+        walked lazily (a search that finds its modules early reads a few trees) and kept once walked
+        to the end."""
         if side in self._blobs:
             yield from self._blobs[side]
             return
-        found: list[tuple[pygit2.Oid, str]] = []
+        found: list[tuple[str, pygit2.Oid, str]] = []
         stack: list[tuple[str, pygit2.Tree]] = [("", self._trees[side])]
         while stack:
             prefix, tree = stack.pop()
@@ -637,7 +684,7 @@ class _Mentions:
                 elif entry.type_str == "blob":
                     profile = semantic_profile(path)
                     if profile is not None:
-                        found.append((entry.id, profile.semantic.module_separator))
+                        found.append((path, entry.id, profile.semantic.module_separator))
                         yield found[-1]
         self._blobs[side] = found   # only reached when walked to the end
 

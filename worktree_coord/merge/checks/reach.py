@@ -123,7 +123,8 @@ class Reach:
                  unspelled: Callable[[str], frozenset[bytes]] = lambda path: frozenset(),
                  spelled: Callable[[str, frozenset[bytes]], frozenset[bytes]] = lambda path, found: found,
                  star_list: Callable[[str], bytes] = lambda path: b"",
-                 reaching: Callable[[str], "tuple[bool, frozenset[bytes]] | None"] = lambda path: None):
+                 reaching: Callable[[str], "tuple[bool, frozenset[bytes]] | None"] = lambda path: None,
+                 closed: Callable[[str], bool] = lambda path: False):
         self._files = files
         # path -> the name of the list a star import of it takes (Python's `__all__`; b"": none):
         # a side that writes it anew hides names without touching a line (star_list_added).
@@ -139,6 +140,7 @@ class Reach:
         # side and the merged tree hold as the pin and the tip do; they are looked up, not walked.
         self._tip = tip
         self._loose = frozenset(path for path in loose if path in files)
+        self._changed = frozenset(loose)   # the merge's own paths, a file of it or not (one made a symlink)
         self._memo = memo   # answers kept across checks (merge_index.MergeIndex.memo)
         self._module_path = module_path
         self._module_token = module_token
@@ -157,6 +159,11 @@ class Reach:
         # file with every tip file spelling its module word, and most can reach it by no import.
         self._reaching = reaching
         self._reaching_of: dict[str, "tuple[bool, frozenset[bytes]] | None"] = {}
+        # user -> whether `reexported(user, any names)` answers only files at its own imports' keys
+        # (reexports.ReExports.closed): a tip's such file is kept closed in its tables (_tip_closed).
+        self._closed = closed
+        self._closed_of: dict[str, bool] = {}
+        self._stale: set[str] | None = None   # the tip's closed users at a key of a loose file (_tip_closed)
         self._imported: dict[str, frozenset[str]] = {}
         self._added_cache: dict[tuple[str, str], frozenset[bytes]] = {}
         self._live: dict[str, dict[str, frozenset[bytes]]] = {}
@@ -290,17 +297,27 @@ class Reach:
         """Step 2: a candidate's touched lines against the lines its reaching users added; an
         import is confirmed by resolving the user's merged imports only when they share a word."""
         out: dict[str, frozenset[bytes]] = {}
-        for path in set(near_by) | set(imported_by):
-            near = self._spelled(path, self._near(side, path))
+        tip_users = self._tip is not None and side == "right"   # users: the tip's files (and loose ones)
+        paths = set(near_by) | set(imported_by)
+        quiet = self._quiet_candidates(paths, near_by, imported_by, through) if self._tip is not None and side == "left" \
+            else None
+        for path in paths if quiet is None else quiet.loud:
+            near = self._tip_near(side, path) if quiet is not None else self._spelled(path, self._near(side, path))
+            if quiet is not None and quiet(path, near):
+                continue
             live: set[bytes] = set()
             for user in near_by.get(path, ()):
                 live |= near & self._added(other, user)
             hidden = near & self._unspelled(path)
             near_users = near_by.get(path, ())
-            for user in imported_by.get(path, ()):
+            users = imported_by.get(path, ())
+            if tip_users and users:
+                users = self._open_users(path, users, near_users, through)
+            for user in users:
                 # (a user whose added words were read above is confirmed as before: asking whether its
                 # imports reach would make the re-exports' reader for a one-file merge, its own user)
-                if (path, user) not in through and user not in near_users and self._reaches_none(user, near) \
+                if (path, user) not in through and user not in near_users and (
+                        (tip_users and self._tip_closed(user)) or self._reaches_none(user, near)) \
                         and not self._imports(user, path):
                     continue   # confirmed neither way below (common and hidden are parts of near)
                 common = near & self._added(other, user)
@@ -314,6 +331,100 @@ class Reach:
         return out
 
     # -- the same, with the integration tip's files answered by its index (tip_index.py) ----------
+    def _tip_closed(self, user: str) -> bool:
+        """Whether the tip's `user` (outside `loose`) can reach no file of this merge's own through
+        its imports but by importing it: `closed` (reexports.ReExports.closed) with no file of
+        `loose` at its imports' keys. Asked of the check once per tip and file: kept in the tip's
+        tables (TipIndex.closed) while no merge changes a file at those keys, so a drain's later
+        merges pass it over by a lookup (`_open_users`), not by asking what its imports reach."""
+        tip = self._tip
+        assert tip is not None
+        found = self._closed_of.get(user)
+        if found is not None:
+            return found
+        if user in self._loose:
+            found = False
+        elif user in tip.closed:
+            found = user not in self._stale_users()
+        else:
+            keys = tip.import_keys(user)
+            found = keys is not None and not tip.stands_at(self._changed, keys, user) \
+                and self._closed(user) and tip.mark_closed(user)
+        self._closed_of[user] = found
+        return found
+
+    def _stale_users(self) -> set[str]:
+        """The tip's closed users at a key of a file of `loose`: their kept answer is not this merge's."""
+        if self._stale is None:
+            tip = self._tip
+            assert tip is not None
+            self._stale = set().union(*(tip.importing(path) for path in self._changed)) & tip.closed
+        return self._stale
+
+    def _open_users(self, path: str, users: set[str], near_users: Iterable[str],
+                    through: set[tuple[str, str]]) -> set[str]:
+        """`users` (paired with the task's `path`) less the tip's closed ones step 2 passes over:
+        those that neither import `path` by their keys (TipIndex.importing) nor stand near it, and
+        reach no file of the merge's own through a re-export (`_tip_closed`), told by set
+        operations on the tip's tables, not by a question per user (a drain's later merges pair a
+        task's `utils.py` with every tip file spelling `utils`)."""
+        tip = self._tip
+        assert tip is not None
+        closed = users & tip.closed
+        if not closed:
+            return users
+        closed -= self._stale_users()
+        closed -= tip.importing(path)
+        closed.difference_update(near_users)
+        closed.difference_update(user for (target, user) in through if target == path)
+        return users - closed if closed else users
+
+    def _tip_near(self, side: str, path: str) -> frozenset[bytes]:
+        """The spelled near words of `path` (step 2's `near`), for the tip's file outside `loose`
+        kept in the tip's tables (`TipIndex.near`: pure in its pin and tip versions)."""
+        tip = self._tip
+        assert tip is not None
+        if path in self._loose:
+            return self._spelled(path, self._near(side, path))
+        return tip.kept_near(path, lambda: self._spelled(path, self._near(side, path)))
+
+    def _quiet_candidates(self, paths: set[str], near_by: dict[str, set[str]], imported_by: dict[str, set[str]],
+                          through: set[tuple[str, str]]) -> "_Quiet":
+        """For step 2 with the tip's files as candidates (`paths`) and the task's as users: a test
+        of a candidate whose every pair step 2 would pass over (no user stands near it, imports it,
+        reached it in 1b, or may reach it through a re-export by a near word of it: `_reaches_none`),
+        answered from what this check knows of its few users once, not pair by pair; and the
+        candidates it may not pass over (`loud`), found by the tip's table of near words
+        (TipIndex.near_words), not by a pass over every candidate a module word pairs."""
+        users = set().union(*imported_by.values()) if imported_by else set()
+        loose = self._loose
+        opened: set[str] = set()
+        bound: set[bytes] = set()
+        imported: set[str] = set()
+        for user in users:
+            if user not in loose:
+                return _Quiet(paths, lambda path, near: False)   # (users of a tip's merge are its own files)
+            found = self._reaching_for(user)
+            if found is None or found[0]:
+                opened.add(user)
+            else:
+                bound |= found[1]
+            imported |= self._imports_of(user)
+        reached = {target for target, _ in through}
+
+        def quiet(path: str, near: frozenset[bytes]) -> bool:
+            return path not in loose and path not in near_by and path not in reached and path not in imported \
+                and opened.isdisjoint(imported_by.get(path, ())) and bound.isdisjoint(near)
+        if opened:
+            return _Quiet(paths, quiet)
+        tip = self._tip
+        assert tip is not None
+        loud = paths - tip.near.keys()   # near words not known yet: asked (and kept) below
+        loud |= paths & (loose | near_by.keys() | reached | imported)
+        for word in bound:
+            loud |= paths & tip.near_words.get(word)
+        return _Quiet(loud, quiet)
+
     def _from_tip(self, side: str, other: str) -> dict[str, frozenset[bytes]]:
         """`_compute` where `files` is a tip's merge (tree.check_tree_merge): the paths outside
         `loose` are the tip's changed files the merge left alone (the task's side and the merged
@@ -369,14 +480,15 @@ class Reach:
                         pool = self._tip_spelled(pool, gone, other)
                     else:
                         pool = _first(heapq.merge(pool, (u for u in tip.barrel_users if u not in loose)), BARREL_USERS)
+                    # (a closed tip file reaches none of the task's files by a gone name: passed over)
                     self._through_few(other, [user for user in pool[:BARREL_USERS] if user in loose or (
-                        user in able if able is not None else tip.passes(user, gone))], gone_by, near_by, imported_by,
-                        through)
+                        (user in able if able is not None else tip.passes(user, gone)) and not self._tip_closed(user))],
+                        gone_by, near_by, imported_by, through)
             else:
                 pool = _first(heapq.merge(pool, (u for u in tip.barrel_users if u not in loose)), BARREL_USERS + 1)
                 if len(pool) <= BARREL_USERS:
                     def able_to(user: str) -> bool:
-                        return user in loose or tip.passes(user, self._added(other, user))
+                        return user in loose or (not self._tip_closed(user) and tip.passes(user, self._added(other, user)))
                     self._through_many(other, [user for user in pool if able_to(user)], set(candidates).__contains__,
                                        imported_by, through)
         self._near_in_package(near_by, imported_by)
@@ -514,10 +626,13 @@ class Reach:
 
     def _reaches_none(self, user: str, names: frozenset[bytes]) -> bool:
         """Whether `reexported(user, some of names)` surely answers nothing (`reaching`)."""
+        found = self._reaching_for(user)
+        return found is not None and not found[0] and found[1].isdisjoint(names)
+
+    def _reaching_for(self, user: str) -> "tuple[bool, frozenset[bytes]] | None":
         if user not in self._reaching_of:
             self._reaching_of[user] = self._reaching(user) if self._reexported is not None else (False, frozenset())
-        found = self._reaching_of[user]
-        return found is not None and not found[0] and found[1].isdisjoint(names)
+        return self._reaching_of[user]
 
     def _imports(self, user: str, path: str) -> bool:
         """Whether `user`'s merged imports name `path` (`imported_files`), asked only where the
@@ -776,6 +891,18 @@ class _ByPath:
             if parent == directory:   # "" for a relative path, "/" for an absolute one
                 break
             directory = parent
+
+
+class _Quiet:
+    """Step 2's candidates to visit (`loud`) and the test of one it passes over (`__call__`)."""
+
+    __slots__ = ("loud", "test")
+
+    def __init__(self, loud: Iterable[str], test: Callable[[str, frozenset[bytes]], bool]):
+        self.loud, self.test = loud, test
+
+    def __call__(self, path: str, near: frozenset[bytes]) -> bool:
+        return self.test(path, near)
 
 
 def _link(paths: Iterable[str], users: Iterable[str], loose: frozenset[str], table: dict[str, set[str]]) -> None:

@@ -637,6 +637,13 @@ class ReExports:
         if self._tree_file is None or self._reads >= MAX_FILES:
             return None
         self._reads += 1
+        found = self._outside[path] = self._read_unbudgeted(path)
+        return found
+
+    def _read_unbudgeted(self, path: str) -> Symbols | None:
+        """_read's answer, not counted against MAX_FILES nor kept for this check."""
+        if self._tree_file is None:
+            return None
         data = self._tree_file("base", path)
         profile = profile_for_path(path)
         found = None
@@ -647,7 +654,6 @@ class ReExports:
 
             index = getattr(self._merge, "index", None)
             found = compute() if index is None else index.symbols(fingerprint(profile), data, False, compute)
-        self._outside[path] = found
         return found
 
     def reached(self, user: str, names: Iterable[bytes] | Callable[[], Iterable[bytes]]) -> frozenset[str]:
@@ -719,6 +725,44 @@ class ReExports:
         # (whole_modules): then, as for `import * as`, any name may be read through it.
         whole = any(name is None or self._receiver_in(user, bound) for _, name, bound, _, _ in leading)
         return (whole, frozenset(b.encode() for b in bounds))   # type: ignore[union-attr]
+
+    def closed(self, user: str) -> bool:
+        """Whether `reached(user, any names)` can answer no file but those `user`'s own imports
+        lead to (the files at its imports' keys, reexports._lead_keys): no import of a whole module
+        or star leads to a file (`reaching`), and each file a named import leads to defines the
+        name itself and imports nothing under it, so the re-exports are followed no further
+        (`origins` answers that file or nothing, `whole_modules` nothing). Then no file of a merge
+        outside those keys is reached through `user`'s imports by any name: what the tip's tables
+        keep of a drain's tip files (tip_index.TipIndex.closed), so a merge whose own files stand
+        at none of their keys passes them over without asking. Read of each file as `reached`
+        reads it, a file no side changed without counting against MAX_FILES (what a merge
+        asks of `reached` does not depend on the answers kept)."""
+        if not KEEP:
+            return False   # (the tests' unkept check keeps nothing)
+        profile = _profile(user)
+        if profile is None or not profile.semantic.module_files or not self._merge.files[user].exists("merged"):
+            return True   # reached() answers nothing
+        rules = profile.semantic
+        if not kept_rules(rules):
+            return False   # more than the keys decides what its imports lead to
+        found = self.reaching(user)
+        if found is None or found[0]:
+            return False
+        return all(self._ends_at(target, name) for _, name, _, _, targets in self._leading_imports(user, rules)
+                   for target in targets)
+
+    def _ends_at(self, path: str, name: str) -> bool:
+        """Whether following `name` from `path` (`_follow`, `whole_modules`) stops there: `path`
+        defines the name and binds it by no import (or it has no readable symbols, where both stop)."""
+        versions = self._merge.files.get(path)
+        if versions is not None:
+            symbols = self._merge.symbols(path, "merged", uses=False) if versions.exists("merged") else None
+        else:
+            symbols = self._read_unbudgeted(path)
+        if symbols is None:
+            return True
+        return not any(item.scope is None and item.bound == name for item in symbols.imports) \
+            and any(d.name == name and not d.container and d.kind != "import" for d in symbols.definitions)
 
     def _leading_imports(self, user: str, rules: SemanticRules) -> tuple:
         """The merged `user`'s imports `reached` follows that lead to a file, in its order (star

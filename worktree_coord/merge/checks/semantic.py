@@ -58,6 +58,7 @@ from ..lines.linediff import (added_lines as _added_lines, added_text, follow as
                               ranges_text, touched_lines as _touched_lines)
 from .symbols import (CONTAINER_KINDS, EXPORTS, FUNCTION_KINDS, IMPORTS_ONLY, Definition, Reference, Symbols, exports_closed, exports_open, extract,
                       fingerprint, hidden_query, visible_import as _visible_import)
+from .module_index import ModuleTables
 from .tip_index import PathFacts, TipIndex
 from .versions import MAX_BYTES, FileVersions, Versions
 
@@ -138,7 +139,8 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
                       package_files: PackageFiles | None = None,
                       index: "MergeIndex | None" = None, tip: "TipIndex | None" = None,
                       loose: Iterable[str] = (), readable: bool = False,
-                      unreadable: set[str] | None = None, manifests: str = "base") -> tuple[SemanticFinding, ...]:
+                      unreadable: set[str] | None = None, manifests: str = "base",
+                      modules: "Callable[[SemanticRules, Callable], ModuleTables] | None" = None) -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order,
     each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
     changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is
@@ -162,11 +164,15 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     (it reads nothing of such a version). `manifests`: the tree (`tree_file`'s `which`) whose
     manifests say which module a folder is (Go's go.mod and go.work: profile `root_module`,
     `workspace`): the base's, or the left side's where that side is a task whose uses are read in
-    its own tree (check/left_behind.py: a nested go.mod the task adds makes its folder a module)."""
+    its own tree (check/left_behind.py: a nested go.mod the task adds makes its folder a module).
+    `modules(rules, facts)` (with `tip`): the module index of the tip's files outside the merge's
+    own (module_index.ModuleTables, kept per tip), which the check lays the merge's own files over
+    instead of indexing every file."""
     checked = files if readable and isinstance(files, list) else [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files)
     check.index = index
     check.tip, check.loose = tip, frozenset(loose)
+    check.tip_modules = modules if tip is not None else None
     check.every_use = every_use
     check.unreadable = unreadable
     check.manifests = manifests
@@ -206,6 +212,7 @@ class _Check:
         self.index: MergeIndex | None = None   # find_broken_names(index=...)
         self.tip: TipIndex | None = None       # find_broken_names(tip=..., loose=...)
         self.loose: Iterable[str] = ()
+        self.tip_modules: Callable[[SemanticRules, Callable], ModuleTables] | None = None   # find_broken_names(modules=)
         self.package_reader = package_files   # the rest of a one-file check's package (PackageFiles)
         self._outside: dict[str, list[Symbols] | None] = {}   # the rest of a file's package, when read
         # A name imported through a file that re-exports it (a barrel, a package's __init__.py):
@@ -554,6 +561,7 @@ class _Check:
                                 # not self.reexports.reached: that would load reexports.py for every check
                                 reexported=lambda user, names: self.reexports.reached(user, names),
                                 reaching=lambda user: self.reexports.reaching(user),
+                                closed=lambda user: self.reexports.closed(user),
                                 barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose,
                                 may_import=self.may_import,
                                 package_of=_typed_package, unspelled=_unspelled, spelled=_spelled,
@@ -571,7 +579,7 @@ class _Check:
         profile = semantic_profile(path)
         blob = getattr(self.files[path], "blob_id", None)
         blob = blob("merged") if blob is not None else None
-        if blob is None or profile is None or not _resolved_alone(profile.semantic):
+        if blob is None or profile is None or not resolved_alone(profile.semantic):
             return self._imported_files(path)
         rules = profile.semantic
         full = (path, blob, rules)
@@ -601,19 +609,13 @@ class _Check:
             profile = semantic_profile(user)
             blob = getattr(self.files[user], "blob_id", None)
             blob = blob("merged") if blob is not None else None
-            known = () if blob is None or profile is None or not _resolved_alone(profile.semantic) \
+            known = () if blob is None or profile is None or not resolved_alone(profile.semantic) \
                 else (profile.semantic, self._import_keys(user, blob, profile.semantic))
             self._may_import_keys[user] = known
         if not known:
             return True
         rules, keys = known
-        facts = _module_facts(rules)
-        found = facts.get(path, _UNKNOWN)
-        if found is _UNKNOWN:
-            if semantic_profile(path) is None:
-                return False   # no module index of the merge holds it (_module_index)
-            module = _module_path(path, rules)
-            found = facts[path] = (module, module.split("/"))
+        found = module_fact(path, rules)   # None: no module index of the merge holds it (_module_index)
         return found is not None and (("path", found[0]) in keys or ("last", found[1][-1]) in keys)
 
     def _import_keys(self, path: str, blob: bytes, rules: SemanticRules) -> frozenset[tuple[str, str]]:
@@ -623,14 +625,7 @@ class _Check:
         full = (path, blob, rules)
         keys = _IMPORT_KEYS.get(full)
         if keys is None:
-            from .reexports import _lead_keys
-
-            merged = self.imports(path, "merged") if self.files[path].exists("merged") else None
-            modules = [] if merged is None else [item.module for item in merged.imports] + [
-                item.module.rstrip(rules.module_separator) + rules.module_separator + item.name
-                for item in merged.imports if item.name is not None] + list(merged.star_modules)
-            folder = posixpath.dirname(path)
-            keys = frozenset(key for module in modules for key in _lead_keys(module, folder, rules) or ())
+            keys = import_keys(self.imports(path, "merged") if self.files[path].exists("merged") else None, path, rules)
             if len(_IMPORT_KEYS) >= 65536:
                 _IMPORT_KEYS.clear()
             _IMPORT_KEYS[full] = keys
@@ -1326,28 +1321,20 @@ class _Check:
         found = self._tree_texts[path]
         return absent if found is None else found
 
-    def _module_index(self, rules: SemanticRules) -> tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]:
+    def _module_index(self, rules: SemanticRules) -> tuple[Any, Any]:
+        """(module path -> files, last part -> (file, parts)) of this merge's files, in their order.
+        A tip's merge lists every file the run changed: the tip's index is kept (`tip_modules`,
+        module_index.py) and this merge's own files laid over it, not a pass over them all."""
         index = self._modules.get(id(rules))
         if index is None:
-            by_path: dict[str, list[str]] = {}
-            by_last: dict[str, list[tuple[str, list[str]]]] = {}
-            # A tip's merge lists every file the run changed: each path's module is kept for the
-            # process (_module_facts), so the merges of a drain do not compute it again for each.
-            facts = _module_facts(rules)
-            for p in self.files:   # in the files' order, so resolve() answers as a scan would
-                found = facts.get(p, _UNKNOWN)
-                if found is _UNKNOWN:
-                    if semantic_profile(p) is None:
-                        found = None
-                    else:
-                        module = _module_path(p, rules)
-                        found = (module, module.split("/"))
-                    facts[p] = found
-                if found is None:
-                    continue
-                by_path.setdefault(found[0], []).append(p)
-                by_last.setdefault(found[1][-1], []).append((p, found[1]))
-            index = self._modules[id(rules)] = (by_path, by_last)
+            facts = functools.partial(module_fact, rules=rules)
+            if self.tip_modules is not None:
+                index = self.tip_modules(rules, facts).overlay(self.loose, self.files.__contains__, facts)
+            else:
+                # in the files' order, so resolve() answers as a scan would
+                found = ModuleTables.build(self.files, facts)
+                index = (found.by_path, found.by_last)
+            self._modules[id(rules)] = index
         return index
 
     def _gives(self, symbols: Symbols, removal: _Removal, side: str, starred: bool) -> bool:
@@ -1566,7 +1553,37 @@ _IMPORTED: dict[tuple, tuple] = {}
 _IMPORT_KEYS: dict[tuple, frozenset] = {}
 
 
-def _resolved_alone(rules: SemanticRules) -> bool:
+def import_keys(symbols: Symbols | None, path: str, rules: SemanticRules) -> frozenset[tuple[str, str]]:
+    """The keys of a merge's module index (`_Check.files_at`) that what `path`'s imports (`symbols`:
+    its imports, None: it imports nothing readable) name is answered from: every module it
+    imports, each imported name as a module, its star modules (reexports._lead_keys). Pure in the
+    path, the imports and the rules; the tip's tables keep them per file (tip_index.py)."""
+    from .reexports import _lead_keys
+
+    modules = [] if symbols is None else [item.module for item in symbols.imports] + [
+        item.module.rstrip(rules.module_separator) + rules.module_separator + item.name
+        for item in symbols.imports if item.name is not None] + list(symbols.star_modules)
+    folder = posixpath.dirname(path)
+    return frozenset(key for module in modules for key in _lead_keys(module, folder, rules) or ())
+
+
+def module_keys(path: str, index_names: Iterable[str]) -> set[tuple[str, str]]:
+    """The keys of a merge's module index (`_Check.files_at`) `path` stands at by the rules of any
+    language whose index names (`__init__`, `index`) are among `index_names`: its module path
+    (`_module_path`) and that path's last part, for the file as a module and, named for its
+    folder, as its folder's. (A language whose folders are packages keeps no answer by keys:
+    reexports.kept_rules.)"""
+    stem = _stem(path)
+    modules = [stem, posixpath.dirname(stem)] if posixpath.basename(stem) in index_names else [stem]
+    return {key for module in modules for key in (("path", module), ("last", module.split("/")[-1]))}
+
+
+def _index_names(path: str) -> frozenset[str]:
+    profile = semantic_profile(path)
+    return profile.semantic.index_names if profile is not None else frozenset()
+
+
+def resolved_alone(rules: SemanticRules) -> bool:
     """Whether imported_files answers by `resolve` alone in this language (no crate paths, mapped
     or workspace names, paths through modules), so that reexports._lead_keys says what it reads."""
     from .reexports import kept_rules
@@ -1580,7 +1597,8 @@ def _readable(path: str) -> bool:
 
 # How the check names a file, for the tables of a tip's files (tip_index.py).
 PATH_FACTS = PathFacts(readable=_readable, module_token=_module_token, module_path=_file_module,
-                       package_wide=_package_wide, barrels=_barrels)
+                       package_wide=_package_wide, barrels=_barrels, module_keys=module_keys,
+                       index_names=_index_names)
 
 
 def _removal_key(target: tuple[str, tuple[str, ...], str]) -> tuple[str, tuple[str, ...], str]:
@@ -1629,13 +1647,33 @@ def _module_facts(rules: SemanticRules) -> dict[str, Any]:
     return kept[1]
 
 
+def _stem(path: str) -> str:
+    """`path` without its extension (`pkg/util.py` -> pkg/util)."""
+    return path.rsplit(".", 1)[0] if "." in posixpath.basename(path) else path
+
+
+def module_fact(path: str, rules: SemanticRules) -> tuple[str, list[str]] | None:
+    """(`path`'s module path by `rules`, its parts), or None where no semantic profile reads it:
+    kept for the process (_module_facts), so the merges of a drain do not compute it again."""
+    facts = _module_facts(rules)
+    found = facts.get(path, _UNKNOWN)
+    if found is _UNKNOWN:
+        if semantic_profile(path) is None:
+            found = None
+        else:
+            module = _module_path(path, rules)
+            found = (module, module.split("/"))
+        facts[path] = found
+    return found   # type: ignore[return-value]
+
+
 @functools.lru_cache(maxsize=65536)   # asked for every file of every merge of a drain
 def _module_path(path: str, rules: SemanticRules) -> str:
     """The module a file is, as a path: `pkg/util.py` -> pkg/util, `pkg/__init__.py` -> pkg; for a
     language whose directories are packages, the directory."""
     if rules.package == "directory":
         return posixpath.dirname(path)
-    stem = path.rsplit(".", 1)[0] if "." in posixpath.basename(path) else path
+    stem = _stem(path)
     if posixpath.basename(stem) in rules.index_names:
         return posixpath.dirname(stem)
     return stem

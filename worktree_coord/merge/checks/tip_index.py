@@ -11,7 +11,10 @@ and how the check names a file's module (module token, module path, package-wide
 Output: a `TipIndex`, for the tip's changed files the check reads (a semantic profile, regular files,
 the content changed): inverted tables from a word to the files whose tip version holds it, from a
 directory to its files, from a module token / module path / package directory to the files that
-existed at the pin (the candidates a tip side removed names from), and the sorted users.
+existed at the pin (the candidates a tip side removed names from), and the sorted users; from a
+key of the module index to the files whose imports are answered from it (`keyed`), the files a
+check found closed (their imports reach no file but those at their keys: asked once, then looked
+up until a merge changes a file at those keys), and the words near each file's changes (`near`).
 It is built once per tip (or derived from the previous tip's by the merge's few changed paths, copy
 on write, so the previous tip's stays whole for a merge retried against it) and kept in memory by
 merge_index.MergeIndex. What a word lookup answers is checked against the bytes where the old walk
@@ -41,12 +44,17 @@ class PathFacts:
 
     def __init__(self, *, readable: Callable[[str], bool], module_token: Callable[[str], bytes],
                  module_path: Callable[[str], str], package_wide: Callable[[str], bool],
-                 barrels: Callable[[str], bool]):
+                 barrels: Callable[[str], bool],
+                 module_keys: Callable[[str, Iterable[str]], set[tuple[str, str]]] = lambda path, names: set(),
+                 index_names: Callable[[str], frozenset[str]] = lambda path: frozenset()):
         self.readable = readable          # a semantic profile reads it
         self.module_token = module_token
         self.module_path = module_path
         self.package_wide = package_wide
         self.barrels = barrels
+        # (path, index names) -> the keys of the module index it stands at (semantic.module_keys)
+        self.module_keys = module_keys
+        self.index_names = index_names    # path -> its language's index names (`__init__`)
 
 
 class _Table:
@@ -130,8 +138,12 @@ _UNREAD = object()   # a record's imports, not read yet (TipIndex._read_all_impo
 # _UNREAD until a question needs them)).
 Record = tuple[bool, bool, "pygit2.Oid | None", frozenset[bytes], frozenset[bytes], "Imports | None"]
 # What a file's imports can pass a name through (reexports.ReExports.reached reads nothing else):
-# whether it imports a whole module (any name may be read through it), and the names it imports.
-Imports = tuple[bool, frozenset[str]]
+# whether it imports a whole module (any name may be read through it), the names it imports, and the
+# keys of the module index its imports are answered from (semantic.import_keys; None: not by keys
+# alone in its language).
+Imports = tuple[bool, frozenset[str], "frozenset[tuple[str, str]] | None"]
+# The shape `dump` writes (`load` takes no other): 2 added each file's import keys and the closed files.
+TABLES_FORMAT = 2
 
 
 class TipIndex:
@@ -154,6 +166,18 @@ class TipIndex:
         self.foreign: set[bytes] = set()   # words holding a byte past ASCII
         self.importers = _Table()        # True -> barrel users importing a whole module
         self.bound = _Table()            # name -> barrel users importing it
+        self.keyed = _Table()            # a key of the module index -> barrel users whose imports' keys hold it
+        # Barrel users whose imports lead only to files at their own keys, each the file defining
+        # the name imported from it (reexports.ReExports.closed): they reach no other file of a
+        # merge through a re-export, so a merge none of whose files stands at their keys
+        # (`module_keys`) asks them nothing but whether they import its files (`keyed`). Learnt
+        # by the checks, dropped when a merge changes a file at their keys (`derive`).
+        self.closed: set[str] = set()
+        self.index_names: set[str] = set()   # the index names of the closed users' languages
+        # path -> the words reach.py's step 2 finds near the tip's changes of it against the pin
+        # (Reach._tip_near, pure in the two versions): kept while the path is not changed again.
+        self.near: dict[str, frozenset[bytes]] = {}
+        self.near_words = _Table()       # word -> paths whose `near` holds it
         self.directories = _Table()      # directory -> users
         self.tokens = _Table()           # module token -> candidates (existed at the pin)
         self.modules = _Table()          # module path -> candidates
@@ -181,27 +205,37 @@ class TipIndex:
         """The records as plain tuples (marshal writes them fast): what `load` builds the tables from."""
         rows = []
         for path, (at_base, at_tip, oid, clean, dirty, imports) in self.records.items():
-            kept = 0 if imports is None else 1 if imports is _UNREAD else (imports[0], tuple(imports[1]))  # type: ignore[index]
+            kept = 0 if imports is None else 1 if imports is _UNREAD else (
+                imports[0], tuple(imports[1]), None if imports[2] is None else tuple(imports[2]))  # type: ignore[index]
             rows.append((path, at_base, at_tip, None if oid is None else oid.raw, tuple(clean), tuple(dirty), kept))
-        return (self._imports_read, tuple(sorted(rows)))
+        return (TABLES_FORMAT, self._imports_read, tuple(sorted(rows)), tuple(sorted(self.closed)),
+                tuple(sorted(self.index_names)))
 
     @classmethod
     def load(cls, facts: PathFacts, read_words: Callable[[pygit2.Oid], tuple[frozenset[bytes], frozenset[bytes]]],
              read_imports: Callable[[str, pygit2.Oid], "Imports | None"], value: tuple) -> "TipIndex":
-        """`dump`'s inverse (a shape it does not write raises TypeError or ValueError)."""
+        """`dump`'s inverse (a shape it does not write raises TypeError or ValueError: tables
+        written by another version are built again, not read as these)."""
         import pygit2
 
+        if not isinstance(value, tuple) or len(value) != 5 or value[0] != TABLES_FORMAT:
+            raise ValueError("tables of another format")
         index = cls(facts, read_words, read_imports)
-        imports_read, rows = value
+        _, imports_read, rows, closed, index_names = value
         index._imports_read = bool(imports_read)
         for path, at_base, at_tip, raw, clean, dirty, kept in rows:
             if not isinstance(path, str) or (raw is not None and not isinstance(raw, bytes)):
                 raise ValueError("not a record")
-            imports = None if kept == 0 else _UNREAD if kept == 1 else (bool(kept[0]), frozenset(kept[1]))
+            imports = None if kept == 0 else _UNREAD if kept == 1 else (
+                bool(kept[0]), frozenset(kept[1]), None if kept[2] is None else frozenset(tuple(key) for key in kept[2]))
             record = (bool(at_base), bool(at_tip), None if raw is None else pygit2.Oid(raw=raw),
                       frozenset(clean), frozenset(dirty), imports)
             index._add(path, record, sort=False)   # type: ignore[arg-type]
         index.user_dirs.sort()
+        index.index_names.update(index_names)
+        for path in closed:
+            if not index.mark_closed(path):
+                raise ValueError("a closed file without its keys")
         return index
 
     def derive(self, step: Iterable[str], changes: dict, take: bool = False) -> "TipIndex":
@@ -215,8 +249,10 @@ class TipIndex:
         copy = (lambda value: value) if take else (lambda value: type(value)(value))
         out.records = copy(self.records)
         out.foreign = copy(self.foreign)   # only grows: a superset of the words held keeps lookups exact
-        for name in ("words", "dirty", "grams", "importers", "bound", "directories", "tokens", "modules", "wide"):
+        for name in ("words", "dirty", "grams", "importers", "bound", "keyed", "near_words", "directories", "tokens",
+                     "modules", "wide"):
             setattr(out, name, getattr(self, name).derived(take))
+        out.closed, out.index_names, out.near = copy(self.closed), copy(self.index_names), copy(self.near)
         out.users, out.barrel_users, out.user_dirs = copy(self.users), copy(self.barrel_users), copy(self.user_dirs)
         out.split_tokens = copy(self.split_tokens)
         if take:
@@ -234,6 +270,11 @@ class TipIndex:
                 out._remove(path)
             if record is not None:
                 out._add(path, record, sort=True)
+        if out.closed:
+            # A closed user's answer depends on the files at its keys: a path the merge changed
+            # there (added, deleted, edited) makes it asked again.
+            for path in step:
+                out.closed.difference_update(out.importing(path))
         return out
 
     def _record(self, path: str, sides) -> "Record | None":
@@ -270,10 +311,7 @@ class TipIndex:
             if not b"".join(held).isascii():
                 self.foreign.update(word for word in held if not word.isascii())
             if isinstance(imports, tuple):
-                if imports[0]:
-                    self.importers.add(True, path)
-                for name in imports[1]:
-                    self.bound.add(name, path)
+                self._take_imports(path, imports)
             directory = posixpath.dirname(path)
             if not self.directories.get(directory):
                 _insert(self.user_dirs, directory, sort)   # build() sorts them at the end
@@ -300,6 +338,8 @@ class TipIndex:
         words the edit took out or brought in are touched, not every word of the file twice
         (most of a drain's table updates were a file's words taken out and put back)."""
         self.records[path] = new
+        self.closed.discard(path)
+        self._drop_near(path)
         _, _, _, old_clean, old_dirty, old_imports = old
         _, _, _, clean, dirty, imports = new
         for word in old_clean - clean:
@@ -322,18 +362,30 @@ class TipIndex:
         self.foreign.update(word for word in after - before if not word.isascii())
         if old_imports != imports:
             if isinstance(old_imports, tuple):
-                self.importers.discard(True, path)
-                for name in old_imports[1]:
-                    self.bound.discard(name, path)
+                self._drop_imports(path, old_imports)
             if isinstance(imports, tuple):
-                if imports[0]:
-                    self.importers.add(True, path)
-                for name in imports[1]:
-                    self.bound.add(name, path)
+                self._take_imports(path, imports)
+
+    def _take_imports(self, path: str, imports: Imports) -> None:
+        if imports[0]:
+            self.importers.add(True, path)
+        for name in imports[1]:
+            self.bound.add(name, path)
+        if imports[2]:
+            self.keyed.add_all(imports[2], path)
+
+    def _drop_imports(self, path: str, imports: Imports) -> None:
+        self.importers.discard(True, path)
+        for name in imports[1]:
+            self.bound.discard(name, path)
+        for key in imports[2] or ():
+            self.keyed.discard(key, path)
 
     def _remove(self, path: str) -> None:
         facts = self._facts
         at_base, at_tip, _, clean, dirty, imports = self.records.pop(path)
+        self.closed.discard(path)
+        self._drop_near(path)
         if at_tip:
             for word in clean:
                 self.words.discard(word, path)
@@ -344,9 +396,7 @@ class TipIndex:
                     for gram in _grams(word):   # no file holds it any more
                         self.grams.discard(gram, word)   # type: ignore[arg-type]
             if isinstance(imports, tuple):
-                self.importers.discard(True, path)
-                for name in imports[1]:
-                    self.bound.discard(name, path)
+                self._drop_imports(path, imports)
             directory = posixpath.dirname(path)
             self.directories.discard(directory, path)
             if not self.directories.get(directory):
@@ -430,6 +480,56 @@ class TipIndex:
                 self.records[path] = record = record[:5] + (self._read_imports(path, record[2]),)
             return record[5]   # type: ignore[return-value]
 
+    def importing(self, path: str) -> set[str]:
+        """The barrel users whose imports' keys hold a key `path` stands at, by the index names of
+        the closed users' languages: each closed user that may import `path`, or whose answer a
+        change of `path` may change (and more)."""
+        found: set[str] = set()
+        for key in self._facts.module_keys(path, self.index_names):
+            found |= self.keyed.get(key)
+        return found
+
+    def mark_closed(self, path: str) -> bool:
+        """Note `path` closed (reexports.ReExports.closed answered so in a check of a merge onto
+        this tip none of whose own files stands at its keys); False where its keys are not known
+        here (its imports unread, or its language answers by more than keys): then it is not."""
+        with self._lock:
+            record = self.records.get(path)
+            imports = record[5] if record is not None else None
+            if not isinstance(imports, tuple) or imports[2] is None:
+                return False
+            if path not in self.closed:
+                self.index_names.update(self._facts.index_names(path))
+                self.keyed.add_all(imports[2], path)   # (read alone, not yet taken into the tables)
+                self.closed.add(path)
+            return True
+
+    def stands_at(self, paths: Iterable[str], keys: frozenset[tuple[str, str]], user: str) -> bool:
+        """Whether one of `paths` stands at one of `keys` (`user`'s imports' keys), by the index
+        names of `user`'s language and the closed users'."""
+        names = self.index_names | self._facts.index_names(user)
+        return any(not keys.isdisjoint(self._facts.module_keys(path, names)) for path in paths)
+
+    def kept_near(self, path: str, compute: Callable[[], frozenset[bytes]]) -> frozenset[bytes]:
+        """`near[path]`, computed and kept (and its words in `near_words`) if not yet."""
+        found = self.near.get(path)
+        if found is None:
+            found = compute()
+            with self._lock:
+                if path not in self.near:
+                    self.near[path] = found
+                    self.near_words.add_all(found, path)
+        return found
+
+    def _drop_near(self, path: str) -> None:
+        for word in self.near.pop(path, ()):
+            self.near_words.discard(word, path)
+
+    def import_keys(self, path: str) -> "frozenset[tuple[str, str]] | None":
+        """The keys of `path`'s imports (semantic.import_keys), read now if not yet; None: not known."""
+        imports = self.imports(path)
+        return imports[2] if imports is not None else None
+
     def passes(self, path: str, names: Iterable[bytes]) -> bool:
         """Whether `path`'s imports can pass on one of `names` (`may_import`, for one file)."""
         imports = self.imports(path)
@@ -451,10 +551,7 @@ class TipIndex:
                         imports = self._read_imports(path, record[2])
                         self.records[path] = record[:5] + (imports,)
                     if imports is not None:
-                        if imports[0]:
-                            self.importers.add(True, path)
-                        for name in imports[1]:
-                            self.bound.add(name, path)
+                        self._take_imports(path, imports)   # type: ignore[arg-type]
             self._imports_read = True
 
     def under(self, directory: str) -> Iterator[str]:
