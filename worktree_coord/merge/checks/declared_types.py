@@ -21,20 +21,20 @@ static method spelling two return types, a return type that is another top-level
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterator
+from typing import Any, Iterator
 
 from ..languages.profiles import SemanticRules, profile_for_path
 from .symbols import CONTAINER_KINDS, Reference, Symbols, visible_import
 
-if TYPE_CHECKING:
-    from .semantic import _Check
+# The check that asks (semantic._Check), typed loosely: this module is below semantic.py, which imports it.
+_Check = Any
 
 Target = tuple[str, tuple[str, ...], str]
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _FIELD = re.compile(r"([A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*)")
 
 
-def nested_type_targets(check: "_Check", path: str, reference: Reference, merged: Symbols, rules: SemanticRules,
+def nested_type_targets(check: _Check, path: str, reference: Reference, merged: Symbols, rules: SemanticRules,
                         spelled: str) -> Iterator[Target]:
     """The method `reference.name` of the class `spelled` (`CodeBlock.Builder`: a class nested in
     another), the declared type of the receiver where `reference` stands."""
@@ -46,7 +46,7 @@ def nested_type_targets(check: "_Check", path: str, reference: Reference, merged
         yield from members_of(check, files, chain, reference.name)
 
 
-def static_member_targets(check: "_Check", path: str, reference: Reference, merged: Symbols,
+def static_member_targets(check: _Check, path: str, reference: Reference, merged: Symbols,
                           rules: SemanticRules) -> Iterator[Target]:
     """The method `reference.name` called on a class's static member (`TypeName.INT.box()`,
     `CodeBlock.builder().addNamed(...)`), through that member's declared type."""
@@ -82,7 +82,7 @@ def static_member_targets(check: "_Check", path: str, reference: Reference, merg
         yield from members_of(check, [other], chain, reference.name)
 
 
-def class_files(check: "_Check", path: str, reference: Reference, merged: Symbols, rules: SemanticRules,
+def class_files(check: _Check, path: str, reference: Reference, merged: Symbols, rules: SemanticRules,
                 name: str) -> list[str] | None:
     """The files that may declare the top-level class `name` as `path` sees it where `reference`
     stands: the file itself, the file of an import of it by name, or a file of its package (which
@@ -101,7 +101,7 @@ def class_files(check: "_Check", path: str, reference: Reference, merged: Symbol
     return [other for other in check.typed_package_files(path) if check.module_token(other) == name.encode()]
 
 
-def members_of(check: "_Check", files: list[str], chain: tuple[str, ...], name: str) -> Iterator[Target]:
+def members_of(check: _Check, files: list[str], chain: tuple[str, ...], name: str) -> Iterator[Target]:
     """(file, chain, name) for each of `files` when one of them declares the class `chain` (outer
     classes first) and none gives it a base (a method it lost may then be inherited)."""
     declared = False
@@ -120,7 +120,7 @@ def members_of(check: "_Check", files: list[str], chain: tuple[str, ...], name: 
         yield from ((other, chain, name) for other in files)
 
 
-def _static_member(check: "_Check", path: str, reference: Reference) -> tuple[str, str, bool] | None:
+def _static_member(check: _Check, path: str, reference: Reference) -> tuple[str, str, bool] | None:
     """(class, member, called) of a receiver that is a class's static member: `TypeName.INT` (read
     from its text) or `CodeBlock.builder(...)` (one call, read from the merged tree: its callee's
     receiver is a name alone); None for any other receiver."""
