@@ -63,3 +63,14 @@ def test_a_renamed_variant_blocks_in_wtc_check(tmp_path: Path) -> None:
 def test_a_member_added_or_kept_is_clean(tmp_path: Path, color: str) -> None:
     code, body = _checked(tmp_path, color)
     assert (code, body["left_behind"]) == (0, []), body
+
+
+def test_a_crate_named_alone_in_a_use_group_is_still_imported(tmp_path: Path) -> None:
+    """ripgrep 09905560ff rewrote `use base64; use std::fmt;` as `use { base64, std::fmt };`: the bare
+    `base64` in the group was read as no import, so the import was taken for dropped and the function's
+    `use base64::engine::Engine;` for its use left behind (a false block: `cargo check` passes)."""
+    before = "use base64;\nuse std::fmt;\n\npub fn f() -> usize {\n    use base64::engine::Engine;\n    fmt::Error.to_string().len()\n}\n"
+    grouped = before.replace("use base64;\nuse std::fmt;\n", "use {\n    base64,\n    std::fmt,\n};\n")
+    files = {"Cargo.toml": '[package]\nname = "x"\nversion = "0.1.0"\nedition = "2021"\n', "src/lib.rs": before}
+    code, body = _branch_checked(tmp_path / "grouped", files, {"src/lib.rs": grouped})
+    assert (code, body["left_behind"]) == (0, []), body
