@@ -98,7 +98,7 @@ def class_files(check: _Check, path: str, reference: Reference, merged: Symbols,
             return None
         separator = rules.module_separator
         return check.import_files(imported.module.rstrip(separator) + separator + imported.name, path, rules)
-    return [other for other in check.typed_package_files(path) if check.module_token(other) == name.encode()]
+    return check.package_class_files(path, name, rules)
 
 
 def members_of(check: _Check, files: list[str], chain: tuple[str, ...], name: str) -> Iterator[Target]:

@@ -900,9 +900,8 @@ class _Check:
                 # Java: a class of the same package is used bare, unimported (`new LineWrapper(...)`):
                 # its file, the package's file named for it. A class deleted, renamed or moved to
                 # another package left every such use behind (found driving wtc on javapoet).
-                for other in self.typed_package_files(path):
-                    if posixpath.basename(_module_path(other, rules)) == name:
-                        yield (other, (), name)
+                for other in self.package_class_files(path, name, rules):
+                    yield (other, (), name)
         elif receiver in rules.self_receivers or receiver in reference.selves:
             if reference.container:
                 yield (path, reference.container, name)
@@ -953,9 +952,8 @@ class _Check:
                 if rules.package_types and not own_type and not reference.scopes & merged.local.get(receiver, set()):
                     # Java: a class of the same package needs no import (mockito's StringUtilTest
                     # calls StringUtil.decamelizeMatcherName; a rename in StringUtil.java left them).
-                    for other in self.typed_package_files(path):
-                        if posixpath.basename(_module_path(other, rules)) == receiver:
-                            yield (other, (receiver,), name)
+                    for other in self.package_class_files(path, receiver, rules):
+                        yield (other, (receiver,), name)
                 if not own_type and merged.local_types:
                     yield from self.typed_local_targets(path, reference, merged, rules)
                 if rules.package_types and not own_type:
@@ -1033,8 +1031,7 @@ class _Check:
                 files = self.import_files(imported.module.rstrip(separator) + separator + imported.name, path, rules)
             elif imported is None and rules.package_types:
                 # Java: a class of the file's own package needs no import: Store.java beside it.
-                files = [path] + [other for other in self.typed_package_files(path)
-                                  if posixpath.basename(_module_path(other, rules)) == type_name]
+                files = [path] + self.package_class_files(path, type_name, rules)
             elif imported is not None and imported.name is not None:
                 # A class the file imports by name (`from pkg.errors import ErrorStore`, then
                 # `store = ErrorStore()`): the module's file declares it, under its own name. Found on
@@ -1099,6 +1096,11 @@ class _Check:
                 if package is not None:
                     self._typed_packages.setdefault(package, []).append(p)
         return [p for p in self._typed_packages.get(_typed_package(path), ()) if p != path]  # type: ignore[arg-type]
+
+    def package_class_files(self, path: str, name: str, rules: SemanticRules) -> list[str]:
+        """The file of `path`'s package named for the class `name` (Java: `Name.java`, in any of the
+        package's source sets), which a file of the package uses with no import."""
+        return [other for other in self.typed_package_files(path) if posixpath.basename(_module_path(other, rules)) == name]
 
     def imported_from(self, module: str, name: str, importer: str,
                       rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]:
