@@ -71,18 +71,32 @@ def test_users_that_import_or_declare_their_own_class_of_that_name_stay_clean(tm
     assert (code, body["left_behind"]) == (0, []), body
 
 
-def test_two_tasks_one_deletes_a_class_the_other_newly_uses_bare_is_a_semantic_conflict(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", {P + "Wrap.java": WRAP, P + "Other.java": "package a.b;\n\nclass Other {\n}\n"})
+OTHER = "package a.b;\n\nclass Other {\n}\n"
+
+
+def _second_finish(tmp_path: Path, wrap: str, first: tuple[str, str | None], second: tuple[str, str]) -> tuple[int, dict]:
+    """Tasks `first` (owning Wrap.java: its new text, None deletes it) and `second` (owning Other.java:
+    its new text) started together on a repository of `wrap` and an empty Other.java; the first
+    finished, merged; the second's finish."""
+    repo = make_repo(tmp_path / "repo", {P + "Wrap.java": wrap, P + "Other.java": OTHER})
     assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
     worktrees = {}
-    for task, own in (("rm", P + "Wrap.java"), ("use", P + "Other.java")):
+    for task, own in ((first[0], P + "Wrap.java"), (second[0], P + "Other.java")):
         code, body = wtc_in_process(repo, "task", "start", task, "--run", "r1", "--own", own)
         assert code == 0, body
         worktrees[task] = Path(body["worktree"])
-    git(worktrees["rm"], "rm", "-q", P + "Wrap.java")
-    (worktrees["use"] / P / "Other.java").write_text("package a.b;\n\nclass Other {\n  Object w = new Wrap(2);\n}\n")
-    assert wtc_in_process(repo, "task", "finish", "rm", "--run", "r1")[0] == 0
-    code, body = wtc_in_process(repo, "task", "finish", "use", "--run", "r1")
+    if first[1] is None:
+        git(worktrees[first[0]], "rm", "-q", P + "Wrap.java")
+    else:
+        (worktrees[first[0]] / P / "Wrap.java").write_text(first[1])
+    (worktrees[second[0]] / P / "Other.java").write_text(second[1])
+    assert wtc_in_process(repo, "task", "finish", first[0], "--run", "r1")[0] == 0
+    return wtc_in_process(repo, "task", "finish", second[0], "--run", "r1")
+
+
+def test_two_tasks_one_deletes_a_class_the_other_newly_uses_bare_is_a_semantic_conflict(tmp_path: Path) -> None:
+    code, body = _second_finish(tmp_path, WRAP, ("rm", None),
+                                ("use", "package a.b;\n\nclass Other {\n  Object w = new Wrap(2);\n}\n"))
     assert (code, body["state"]) == (1, "conflict"), body
     assert any("Wrap" in str(conflict) for conflict in body["conflicts"]), body
 
@@ -91,17 +105,8 @@ def test_two_tasks_one_renames_a_static_method_the_other_calls_it_unimported_is_
     """The drain's tip tables paired a same-package user by the class's word and then dropped it for
     naming no import: the rename merged first, the new `Wrap.make()` beside it merged too."""
     wrap = WRAP.replace("  void append", "  static Wrap make() {\n    return new Wrap(0);\n  }\n\n  void append")
-    repo = make_repo(tmp_path / "repo", {P + "Wrap.java": wrap, P + "Other.java": "package a.b;\n\nclass Other {\n}\n"})
-    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
-    worktrees = {}
-    for task, own in (("rename", P + "Wrap.java"), ("call", P + "Other.java")):
-        code, body = wtc_in_process(repo, "task", "start", task, "--run", "r1", "--own", own)
-        assert code == 0, body
-        worktrees[task] = Path(body["worktree"])
-    (worktrees["rename"] / P / "Wrap.java").write_text(wrap.replace("make()", "build()"))
-    (worktrees["call"] / P / "Other.java").write_text("package a.b;\n\nclass Other {\n  Object w = Wrap.make();\n}\n")
-    assert wtc_in_process(repo, "task", "finish", "rename", "--run", "r1")[0] == 0
-    code, body = wtc_in_process(repo, "task", "finish", "call", "--run", "r1")
+    code, body = _second_finish(tmp_path, wrap, ("rename", wrap.replace("make()", "build()")),
+                                ("call", "package a.b;\n\nclass Other {\n  Object w = Wrap.make();\n}\n"))
     assert (code, body["state"]) == (1, "conflict"), body
     assert any("Wrap.make" in str(conflict) for conflict in body["conflicts"]), body
 
