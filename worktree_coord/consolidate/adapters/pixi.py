@@ -1,4 +1,4 @@
-"""pixi: tomlkit edits of pixi.toml, `pixi lock` relock, `pixi lock --check`.
+"""pixi: tomlkit edits of pixi.toml, `pixi lock` relock, `pixi lock --check`; pixi.lock read as YAML.
 
 pixi resolves conda (and PyPI) packages per environment into pixi.lock. It has no offline switch,
 so offline is enforced from outside as for Poetry: every request goes to a closed local proxy (pixi
@@ -22,31 +22,29 @@ from worktree_coord.consolidate.adapters.base import FailureKind, ToolAdapter, T
 from worktree_coord.consolidate.adapters.poetry import OFFLINE_ENV
 from worktree_coord.consolidate.intent import Ecosystem
 
-# A package entry of pixi.lock's `packages:` list starts at the line's start (the environments
-# above refer to them indented); its own lines follow, indented.
-_ENTRY = re.compile(r"^- (conda|pypi): (\S+)[ \t]*$", re.MULTILINE)
-_FIELD = re.compile(r"^  (name|version): ['\"]?([^'\"\n]+?)['\"]?[ \t]*$", re.MULTILINE)
 _CONDA_ARCHIVE = re.compile(r"\.(conda|tar\.bz2)$")
 
 
 def locked_packages(text: str) -> dict[str, set[str]]:
-    """Package name -> versions in a pixi.lock's text: from an entry's `name:` and `version:`, or
-    for a conda archive without them, from its file name (`toolz-0.12.1-pyhd8ed1ab_0.conda`)."""
+    """Package name -> versions in a pixi.lock's text (YAML: its `packages:` list), from an entry's
+    `name:` and `version:`, or for a conda archive without them, from its file name
+    (`toolz-0.12.1-pyhd8ed1ab_0.conda`)."""
+    import yaml
+
     out: dict[str, set[str]] = {}
-    entries = list(_ENTRY.finditer(text))
-    for index, entry in enumerate(entries):
-        end = entries[index + 1].start() if index + 1 < len(entries) else len(text)
-        block = text[entry.end():end]
-        block = block[:next((m.start() for m in re.finditer(r"^\S", block, re.MULTILINE)), len(block))]
-        fields = dict(_FIELD.findall(block))
-        name, version = fields.get("name"), fields.get("version")
-        if (name is None or version is None) and entry.group(1) == "conda":
-            stem = _CONDA_ARCHIVE.sub("", posixpath.basename(entry.group(2)))
-            parts = stem.rsplit("-", 2)
+    # Every scalar a string (the base loader): a version `1.10` is not the number 1.1.
+    data = yaml.load(text, Loader=getattr(yaml, "CBaseLoader", yaml.BaseLoader))
+    for entry in (data.get("packages") or []) if isinstance(data, dict) else []:
+        if not isinstance(entry, dict):
+            continue
+        name, version = entry.get("name"), entry.get("version")
+        archive = entry.get("conda")
+        if (name is None or version is None) and isinstance(archive, str):
+            parts = _CONDA_ARCHIVE.sub("", posixpath.basename(archive)).rsplit("-", 2)
             if len(parts) == 3:
                 name, version = name or parts[0], version or parts[1]
         if name and version:
-            out.setdefault(name, set()).add(version)
+            out.setdefault(str(name), set()).add(str(version))
     return out
 
 
