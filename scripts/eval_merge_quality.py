@@ -421,6 +421,7 @@ def why_unresolved(ours) -> str:  # type: ignore[no-untyped-def]
     first = re.sub(r"imports .* more often", "imports a name more often", first)
     first = re.sub(r"\(\d+(\.\d+)? s\)", "", first).strip()
     first = re.sub(r"failed internally \(.*", "failed internally", first)
+    first = re.sub(r" \(line \d+:\d+ of (the base|a side)\)", "", first)
     return first
 
 

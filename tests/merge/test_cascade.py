@@ -171,6 +171,19 @@ def test_structured_conflicts_say_which_step_left_them() -> None:
     assert result.notes == ()   # a true overlap: nothing for the user to be told (notes are reasons)
 
 
+def test_a_file_no_version_of_which_parses_says_so_not_that_a_side_broke_it() -> None:
+    # lua's lstrlib.c: tree-sitter-c reads no version of a file whose functions start with an API
+    # macro; both sides changed one `#define`. The note named "a side" as if an edit broke it.
+    base = b"#define N 200\n\nLUA_API int f (void) {\n  return N;\n}\n"
+    result = merge_file(base, base.replace(b"200", b"250"), base.replace(b"200", b"300"), "m.c")
+    assert not result.clean
+    assert result.notes == ("the base and both sides do not parse as c (line 3:13 of the base), "
+                            "so only the line merge ran",)
+    fine = b"int g (void) {\n  return 1;\n}\n"
+    broken = merge_file(fine, fine.replace(b"1;", b"2;"), fine.replace(b"1;", b"(3;"), "m.c")
+    assert broken.notes[0].startswith("a side does not parse as c (line 2:")
+
+
 def test_why_unresolved_names_the_declining_step() -> None:
     import sys
     from pathlib import Path
@@ -178,7 +191,8 @@ def test_why_unresolved_names_the_declining_step() -> None:
     from eval_merge_quality import why_unresolved
 
     broken = RIGHT + b"def broken(:\n"
-    assert why_unresolved(merge_file(BASE, LEFT, broken, "m.py")) == "a side does not parse"
+    assert why_unresolved(merge_file(BASE, LEFT, broken, "m.py")) == \
+        "a side does not parse as python, so only the line merge ran"
     assert why_unresolved(merge_file(BASE, LEFT, RIGHT, "m.py", timeout=0.0)) == "structured merge passed its time limit"
     base = b"def a():\n    return 1\n\n\ndef b():\n    return 2\n"
     left = base.replace(b"def b():\n    return 2\n", b"")

@@ -64,16 +64,19 @@ def test_same_file_edits_in_different_places_merge(repo, coord):
     assert "line 1 (top)" in merged and "line 28 (bottom)" in merged
 
 
+WHY_UNPARSED = "a side does not parse as python (line 2:5 of a side), so only the line merge ran"
+
+
 def test_a_conflict_says_why_the_structured_merge_kept_it(repo, coord):
     body = "def core():\n    return 3\n"
     do_task(coord, "a", ["packages/core/**"], {"packages/core/lib.py": body.replace("3", "4")})
     # b's file does not parse: the structured merge cannot read it and keeps git's conflict.
     done = do_task(coord, "b", ["packages/core/**"], {"packages/core/lib.py": body.replace("return 3", "return (5")})
     assert done.state == "conflict"
-    assert {c["path"]: c["why"] for c in done.conflicts} == {"packages/core/lib.py": ["a side does not parse"]}
+    assert {c["path"]: c["why"] for c in done.conflicts} == {"packages/core/lib.py": [WHY_UNPARSED]}
     from worktree_coord.output.render import task_finished
 
-    assert "  why       packages/core/lib.py: a side does not parse" in task_finished(done).splitlines()
+    assert f"  why       packages/core/lib.py: {WHY_UNPARSED}" in task_finished(done).splitlines()
     # Two edits of one function: a true overlap, nothing to explain.
     do_task(coord, "c", ["packages/api/**"], {"packages/api/index.js": "export function api() {\n  return 'c';\n}\n"})
     plain = do_task(coord, "d", ["packages/api/**"], {"packages/api/index.js": "export function api() {\n  return 'd';\n}\n"})

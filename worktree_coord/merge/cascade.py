@@ -311,7 +311,7 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     trees = [base_tree] + [_parse(profile, data, (base, base_tree)) for data in (left, right)]
     parsed.update(zip(("base", "left", "right"), trees))
     if any(tree.root_node.has_error for tree in trees):
-        return fallback("a side does not parse")
+        return fallback(_unparsed_reason(trees, profile.name))
     layouts = [Layout(profile, data, tree.root_node) for data, tree in zip((base, left, right), trees)]
     census = [layout.census for layout in layouts]
     if line.clean:
@@ -398,6 +398,25 @@ def _appendable(base: bytes, left: bytes, right: bytes, path: str, line: FileMer
     if result.clean or result.conflict_mass < line.conflict_mass:
         return result
     return fallback(f"{kind.name} entry merge was not smaller than the line merge")
+
+
+def _unparsed_reason(trees: list[tree_sitter.Tree], language: str) -> str:
+    """Why only the line merge ran on a file whose versions (base, left, right) the grammar does not
+    read, naming which and where the first stops: C code full of macros fails to parse in every
+    version, and "a side does not parse" then sent the user looking for a broken edit that was not
+    there (lua's lstrlib.c: both sides changed one `#define`, a plain overlap)."""
+    from .checks.syntax import first_error
+
+    base_bad = trees[0].root_node.has_error
+    sides_bad = sum(tree.root_node.has_error for tree in trees[1:])
+    sides = ("", "a side", "both sides")[sides_bad]
+    who = " and ".join(part for part in ("the base" if base_bad else "", sides) if part)
+    verb = "do" if base_bad + sides_bad > 1 else "does"
+    first = next(tree for tree in trees if tree.root_node.has_error)
+    row, column = first_error(first.root_node) or (0, 0)
+    where = "the base" if first is trees[0] else "a side"
+    return (f"{who} {verb} not parse as {language} (line {row + 1}:{column + 1} of {where}), "
+            "so only the line merge ran")
 
 
 class _Fallback:
