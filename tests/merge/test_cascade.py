@@ -172,16 +172,43 @@ def test_structured_conflicts_say_which_step_left_them() -> None:
 
 
 def test_a_file_no_version_of_which_parses_says_so_not_that_a_side_broke_it() -> None:
-    # lua's lstrlib.c: tree-sitter-c reads no version of a file whose functions start with an API
-    # macro; both sides changed one `#define`. The note named "a side" as if an edit broke it.
-    base = b"#define N 200\n\nLUA_API int f (void) {\n  return N;\n}\n"
+    # lua's lstrlib.c: tree-sitter-c reads no version of a file whose macros take a type
+    # (`cast(lu_byte *, x)`); both sides changed one `#define`. The note named "a side" as if an
+    # edit broke it.
+    base = b"#define N 200\n\nint f (void) {\n  return cast(lu_byte *, N);\n}\n"
     result = merge_file(base, base.replace(b"200", b"250"), base.replace(b"200", b"300"), "m.c")
     assert not result.clean
-    assert result.notes == ("the base and both sides do not parse as c (line 3:13 of the base), "
+    assert result.notes == ("the base and both sides do not parse as c (line 4:24 of the base), "
                             "so only the line merge ran",)
     fine = b"int g (void) {\n  return 1;\n}\n"
     broken = merge_file(fine, fine.replace(b"1;", b"2;"), fine.replace(b"1;", b"(3;"), "m.c")
     assert broken.notes[0].startswith("a side does not parse as c (line 2:")
+
+
+def test_c_api_macros_before_a_type_are_read_as_spaces_and_both_sides_appends_merge() -> None:
+    # lua: every function starts with an API macro (`LUA_API int f (void)`), which tree-sitter-c
+    # reads as a function named `int` with `f` in an ERROR node: no version parsed, so two tasks
+    # adding a function at the end of lauxlib.c conflicted. The parse reads the macro as spaces.
+    base = (b"#define N 200\n\nLUA_API int f (void) {\n  return N;\n}\n\n"
+            b"LUALIB_API const char *(luaL_name) (lua_State *L, int arg);\n"
+            b"static DWORD WINAPI worker (void *arg);\n")
+    from worktree_coord.merge.languages.profiles import profile_for_path
+
+    profile = profile_for_path("m.c", base, base, base)
+    tree = profile.parse(base)
+    assert not tree.root_node.has_error
+    function = tree.root_node.children[1]
+    assert function.type == "function_definition"
+    name = function.child_by_field_name("declarator").child_by_field_name("declarator")
+    assert base[name.start_byte:name.end_byte] == b"f"          # the source's offsets: the name is f
+    assert base[function.start_byte:function.end_byte].startswith(b"int f (void) {")
+    left = base + b"\nLUA_API int h (void) {\n  return 2;\n}\n"
+    right = base + b"\nLUA_API int k (void) {\n  return 3;\n}\n"
+    merged = merge_file(base, left, right, "m.c")
+    assert merged.clean and merged.merged.count(b"LUA_API int h") == 1 and merged.merged.count(b"LUA_API int k") == 1
+    # Plain C with two or three words before a name is not touched.
+    plain = b"static const char *name (int x);\nunsigned long long count (void);\nstruct s *make (void);\n"
+    assert profile._aliased(plain) == plain
 
 
 def test_why_unresolved_names_the_declining_step() -> None:

@@ -54,6 +54,9 @@ def test_a_valid_profile_loads() -> None:
     (GOOD.replace('grammar = "tree_sitter_python"', 'grammar = "tree_sitter_cobol"'), "not installed"),
     ("name = ", "not valid TOML"),
     (GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\nanchored = ["if_statment"]'), "unknown node kind 'if_statment' in anchored"),
+    (GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\nparse_masks = ["^(API) "]'), "has no group named mask"),
+    (GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\nparse_masks = ["^(?P<mask>API"]'), "does not compile"),
+    (GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\nparse_masks = "API"'), "must be a list of regexes"),
 ])
 def test_invalid_profiles_are_config_errors(broken: str, message: str) -> None:
     with pytest.raises(ConfigError) as raised:

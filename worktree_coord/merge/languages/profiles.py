@@ -45,6 +45,11 @@ Profile keys:
     source's and the merge copies the source's own bytes. For code the grammar rejects although
     the compiler accepts it: Rust 2015's `try!(...)` and `try::`, which tree-sitter-rust reads as
     the 2018 keyword of `try { }` blocks and reports as ERROR),
+    parse_masks (regexes, each with a group named `mask`: what a match's group holds is read as
+    spaces by the parse only, newlines kept, so the tree keeps the source's offsets; applied in
+    order, after parse_aliases. For code a preprocessor makes legal that the grammar cannot read:
+    C's API and calling-convention macros, `LUA_API int f (void)`, which tree-sitter-c reads as a
+    function named `int` with `f` in an ERROR node, and then a whole file as unparseable),
     binds (a tree-sitter query over one member: `@name` captures the names a declaration binds,
     `@import` the names an import binds, `@path` an import path whose last segment is the name, as
     Go's; captures named `@_...` serve predicates only; read by names.py: the lost-binding and
@@ -454,6 +459,20 @@ def _alias_pattern(aliases: tuple[tuple[bytes, bytes], ...]) -> re.Pattern[bytes
     return re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join(re.escape(text) for text, _ in aliases) + rb")")
 
 
+@functools.lru_cache(maxsize=None)
+def _masks(patterns: tuple[str, ...]) -> tuple[re.Pattern[bytes], ...]:
+    return tuple(re.compile(pattern.encode(), re.MULTILINE) for pattern in patterns)
+
+
+def _blank_mask(match: re.Match[bytes]) -> bytes:
+    """The match with its `mask` group read as spaces (newlines kept: rows and columns stay)."""
+    start, end = match.span("mask")
+    whole = match.group(0)
+    offset = match.start()
+    hidden = re.sub(rb"[^\n]", b" ", whole[start - offset:end - offset])
+    return whole[:start - offset] + hidden + whole[end - offset:]
+
+
 @_hash_kept
 @value_class
 class Profile:
@@ -483,6 +502,7 @@ class Profile:
     section_opener: re.Pattern[str] | None = None   # a line opening a section (Markdown heading): guards.py
     added_twice_conflict: re.Pattern[str] | None = None   # first lines that keep union_when_added_twice off
     parse_aliases: tuple[tuple[bytes, bytes], ...] = ()   # text read as another of equal length, parse only
+    parse_masks: tuple[str, ...] = ()   # regexes whose group `mask` the parse reads as spaces (_masks)
 
     def parse(self, source: bytes, like: Similar | None = None) -> tree_sitter.Tree:
         """The tree of `source` under this profile's grammar, `parse_aliases` applied (offsets
@@ -497,7 +517,7 @@ class Profile:
         looked for). `source` is then parsed from that tree (reparse.py: tree-sitter re-reads what
         the diff touched), which gives the tree a fresh parse gives."""
         keyed = len(source) <= PARSED_KEPT_SOURCE and type(source) is bytes   # a bytearray: no key
-        key = (self.grammar, self.grammar_function, self.parse_aliases, source)
+        key = (self.grammar, self.grammar_function, (self.parse_aliases, self.parse_masks), source)
         similar = None
         if keyed or like is not None:
             with _parsed_lock:
@@ -527,9 +547,13 @@ class Profile:
         return tree.copy()
 
     def _aliased(self, source: bytes) -> bytes:
-        if not self.parse_aliases or not any(text in source for text, _ in self.parse_aliases):
-            return source
-        return _alias_pattern(self.parse_aliases).sub(lambda match: dict(self.parse_aliases)[match.group(0)], source)
+        """What the parser reads for `source`: its aliases and masks applied, its length kept."""
+        if self.parse_aliases and any(text in source for text, _ in self.parse_aliases):
+            source = _alias_pattern(self.parse_aliases).sub(lambda match: dict(self.parse_aliases)[match.group(0)],
+                                                            source)
+        for pattern in _masks(self.parse_masks):
+            source = pattern.sub(_blank_mask, source)
+        return source
 
     def annotations_run(self, path: str, source: bytes) -> bool:
         """Whether type annotations in `source` (a file at `path`) run where they stand."""
@@ -627,7 +651,7 @@ _PROFILE_KEYS = frozenset({
     "name", "grammar", "grammar_function", "extensions", "filenames", "comments", "terminators", "containers",
     "declarations", "labels", "data", "anchored", "repeatable", "order_sensitive", "deferred", "name_kinds",
     "variant_markers", "lazy_annotations", "binds", "semantic", "claims", "section_opener", "parse_aliases",
-    "union_when_added_twice", "added_twice_conflict"})
+    "parse_masks", "union_when_added_twice", "added_twice_conflict"})
 _CONTAINER_KEYS = frozenset({"kind", "parent", "unordered", "member_field", "separator", "keep_sorted", "parent_key",
                              "top_level", "statements", "commute"})
 
@@ -717,6 +741,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         binds=binds, claimed=claims[0] if claims else (), section_opener=opener,
         added_twice_conflict=added_twice_conflict,
         parse_aliases=tuple((text.encode(), alias.encode()) for text, alias in aliases),
+        parse_masks=_parse_masks(raw, source),
         semantic=_semantic_rules(raw.get("semantic", {}), source, grammar.kind, grammar.field, grammar.language),
     )
 
@@ -756,6 +781,23 @@ def _parse_aliases(raw: dict[str, Any], source: str) -> list[list[str]]:
         raise ConfigError(f"language profile {source}: parse_aliases must be pairs of texts of equal length",
                           fix='write e.g. parse_aliases = [["try!", "tri!"]] (the parse tree keeps the source\'s offsets)')
     return aliases
+
+
+def _parse_masks(raw: dict[str, Any], source: str) -> tuple[str, ...]:
+    """`parse_masks`: regexes that compile and name a group `mask` (what the parse reads as spaces)."""
+    masks = raw.get("parse_masks", [])
+    fix = "write e.g. parse_masks = ['^(?P<mask>API_MACRO )'] (a regex with a group named mask)"
+    if not isinstance(masks, list) or not all(isinstance(mask, str) for mask in masks):
+        raise ConfigError(f"language profile {source}: parse_masks must be a list of regexes", fix=fix)
+    for mask in masks:
+        try:
+            compiled = re.compile(mask.encode(), re.MULTILINE)
+        except re.error as error:
+            raise ConfigError(f"language profile {source}: parse_masks {mask!r} does not compile: {error}",
+                              fix=fix) from None
+        if "mask" not in compiled.groupindex:
+            raise ConfigError(f"language profile {source}: parse_masks {mask!r} has no group named mask", fix=fix)
+    return tuple(masks)
 
 
 def _binds(raw: dict[str, Any], grammar: _Grammar) -> str | None:
