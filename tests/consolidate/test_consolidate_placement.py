@@ -206,3 +206,27 @@ def test_a_poetry_dependency_goes_where_the_task_wrote_it():
     new = POETRY.replace(b'# http\n', b'# http\nhttpx = "^0.27"\n')
     [intent] = derive_intents("pyproject.toml", POETRY, new, task="t")
     assert edit_manifest("pyproject.toml", POETRY, intent) == new
+
+
+PIXI = b'''[workspace]
+name = "w"
+channels = ["conda-forge"]
+platforms = ["linux-64"]
+
+[dependencies]
+python = ">=3.11"
+'''
+
+
+def test_an_inline_table_lands_with_the_keys_in_the_order_the_task_wrote_them():
+    # user-drive13 on rich: `{ path = "../mylib", develop = true }` landed as `{ develop = true, path =
+    # "../mylib" }` (the model's sorted order); a changed spec of such a table keeps the task's text too.
+    cases = [
+        ("pyproject.toml", POETRY, POETRY.replace(b'attrs = "^23"\n', b'attrs = "^23"\nmylib = { path = "../mylib", develop = true }\n')),
+        ("pyproject.toml", POETRY, POETRY.replace(b'requests = "^2.31"', b'requests = {version="^2.32", extras=["socks"]}')),
+        ("Cargo.toml", CARGO, CARGO.replace(b'z = {', b'serde = { features = ["derive"], version = "1" }\nz = {')),
+        ("pixi.toml", PIXI, PIXI + b'numpy = { version = ">=2", channel = "conda-forge" }\n'),
+    ]
+    for path, base, new in cases:
+        [intent] = derive_intents(path, base, new, task="t")
+        assert edit_manifest(path, base, intent) == new, path

@@ -67,6 +67,15 @@ def _pairs(mapping: dict[str, Any] | None) -> tuple[tuple[str, Any], ...] | None
     return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in mapping.items()))
 
 
+def inline_text(value: Any) -> str | None:
+    """The text of a dependency written as a TOML inline table (`{ path = "../x", develop = true }`),
+    as the file has it: the editor writes it back so when it still reads as the dependency, so a
+    task's key order and spacing land as the task wrote them (the model's keys are sorted)."""
+    from tomlkit.items import InlineTable
+
+    return value.as_string().strip() if isinstance(value, InlineTable) else None
+
+
 def dep_value(**kwargs: Any) -> DepValue:
     value = DepValue(**kwargs)
     return DepValue(**{**kwargs, "raw": encode_value(value) or ""})
@@ -135,7 +144,7 @@ def read_package_json(path: str, data: bytes, ecosystem: Ecosystem = Ecosystem.N
 # ------------------------------------------------------------------------------------------- Cargo
 
 def cargo_dep(value: Any) -> DepValue:
-    value = plain(value)
+    text, value = inline_text(value), plain(value)
     if isinstance(value, str):
         return dep_value(spec=value)
     if not isinstance(value, dict):
@@ -149,24 +158,25 @@ def cargo_dep(value: Any) -> DepValue:
     package = table.pop("package", None)
     features = tuple(sorted(table.pop("features", []) or []))
     return dep_value(spec=spec, source=_pairs(source), features=features, package=package,
-                     options=_pairs(table) or ())
+                     options=_pairs(table) or (), text=text)
 
 
 def read_cargo_toml(path: str, data: bytes) -> ManifestModel:
-    doc = plain(load_toml(path, data))
+    raw = load_toml(path, data)     # dependencies read from tomlkit's items: their text is kept
+    doc = plain(raw)
     package = doc.get("package") or {}
     version = package.get("version")
     model = ManifestModel(Ecosystem.CARGO, package_name=package.get("name"),
                           version=version if isinstance(version, str) else None, document=doc)
     for group in CARGO_GROUPS:
-        for name, value in (doc.get(group) or {}).items():
+        for name, value in (raw.get(group) or {}).items():
             model.deps[(group, name)] = cargo_dep(value)
-    for cfg, table in (doc.get("target") or {}).items():
+    for cfg, table in (raw.get("target") or {}).items():
         for group in CARGO_GROUPS:
             for name, value in (table.get(group) or {}).items():
                 model.deps[(f"target:{cfg}:{group}", name)] = cargo_dep(value)
     workspace = doc.get("workspace") or {}
-    for name, value in (workspace.get("dependencies") or {}).items():
+    for name, value in ((raw.get("workspace") or {}).get("dependencies") or {}).items():
         model.deps[("workspace.dependencies", name)] = cargo_dep(value)
     model.members = tuple(normalize_member(m) for m in workspace.get("members") or [])
     for name, value in ((doc.get("patch") or {}).get("crates-io") or {}).items():
@@ -234,7 +244,7 @@ def _add_pep508_array(model: ManifestModel, group: str, items: Any, path: str) -
 
 
 def poetry_dep(value: Any) -> DepValue:
-    value = plain(value)
+    text, value = inline_text(value), plain(value)
     if isinstance(value, str):
         return dep_value(spec=value)
     if isinstance(value, list):   # multiple-constraints form: carried whole
@@ -244,7 +254,8 @@ def poetry_dep(value: Any) -> DepValue:
     source = {k: table.pop(k) for k in ("path", "git", "rev", "branch", "tag", "url", "develop", "source") if k in table}
     extras = tuple(sorted(canonicalize_name(e) for e in table.pop("extras", []) or []))
     markers = table.pop("markers", None)
-    return dep_value(spec=spec, source=_pairs(source), extras=extras, markers=markers, options=_pairs(table) or ())
+    return dep_value(spec=spec, source=_pairs(source), extras=extras, markers=markers, options=_pairs(table) or (),
+                     text=text)
 
 
 def is_poetry(doc: dict[str, Any]) -> bool:
@@ -253,7 +264,8 @@ def is_poetry(doc: dict[str, Any]) -> bool:
 
 
 def read_pyproject(path: str, data: bytes, ecosystem: Ecosystem | None = None) -> ManifestModel:
-    doc = plain(load_toml(path, data))
+    raw = load_toml(path, data)     # Poetry's dependencies read from tomlkit's items: their text is kept
+    doc = plain(raw)
     project = doc.get("project") or {}
     tool = doc.get("tool") or {}
     poetry = tool.get("poetry") or {}
@@ -285,14 +297,15 @@ def read_pyproject(path: str, data: bytes, ecosystem: Ecosystem | None = None) -
         model.overrides[dep] = value.spec_text if value.raw and value.raw == value.spec else value.raw or item
     if isinstance(project.get("requires-python"), str):
         model.runtime["python"] = project["requires-python"]
-    for dep, value in (poetry.get("dependencies") or {}).items():
+    raw_poetry = (raw.get("tool") or {}).get("poetry") or {}
+    for dep, value in (raw_poetry.get("dependencies") or {}).items():
         if dep.lower() == "python":
             model.runtime["python"] = plain(value) if isinstance(plain(value), str) else json.dumps(plain(value))
             continue
         model.deps[("dependencies", canonicalize_name(dep))] = poetry_dep(value)
-    for dep, value in (poetry.get("dev-dependencies") or {}).items():
+    for dep, value in (raw_poetry.get("dev-dependencies") or {}).items():
         model.deps[("group:dev", canonicalize_name(dep))] = poetry_dep(value)
-    for group, table in (poetry.get("group") or {}).items():
+    for group, table in (raw_poetry.get("group") or {}).items():
         for dep, value in (table.get("dependencies") or {}).items():
             model.deps[(f"group:{canonicalize_name(group)}", canonicalize_name(dep))] = poetry_dep(value)
     return model
@@ -402,7 +415,7 @@ def _tables_at(doc: Any, pattern: tuple[str, ...], at: tuple[str, ...] = ()) -> 
 def pixi_dep(value: Any) -> DepValue:
     """A pixi dependency: a version spec (conda's match-spec, or PEP 440 for a PyPI one), or a table
     of its version, its source (path, git, url) and other attributes (channel, build, extras...)."""
-    value = plain(value)
+    text, value = inline_text(value), plain(value)
     if isinstance(value, str):
         return dep_value(spec=value)
     if not isinstance(value, dict):
@@ -410,7 +423,7 @@ def pixi_dep(value: Any) -> DepValue:
     table = dict(value)
     spec = table.pop("version", None)
     source = {key: table.pop(key) for key in _PIXI_SOURCE_KEYS if key in table}
-    return dep_value(spec=spec, source=_pairs(source), options=_pairs(table) or ())
+    return dep_value(spec=spec, source=_pairs(source), options=_pairs(table) or (), text=text)
 
 
 def read_pixi_toml(path: str, data: bytes) -> ManifestModel:
@@ -418,12 +431,13 @@ def read_pixi_toml(path: str, data: bytes) -> ManifestModel:
     ("feature.test.dependencies", "pytest"); every other key is a setting."""
     from worktree_coord.consolidate.settings import key_text
 
-    doc = plain(load_toml(path, data))
+    raw = load_toml(path, data)     # dependencies read from tomlkit's items: their text is kept
+    doc = plain(raw)
     package = doc.get("package") if isinstance(doc.get("package"), dict) else {}
     workspace = doc.get("workspace") or doc.get("project") or {}
     model = ManifestModel(Ecosystem.PIXI, package_name=package.get("name") or workspace.get("name"), document=doc)
     for pattern in PIXI_DEPENDENCY_TABLES:
-        for at, table in _tables_at(doc, pattern):
+        for at, table in _tables_at(raw, pattern):
             for name, value in table.items():
                 model.deps[(key_text(at), name)] = pixi_dep(value)
     return model

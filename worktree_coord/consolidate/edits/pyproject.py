@@ -11,8 +11,8 @@ from packaging.utils import canonicalize_name
 
 from worktree_coord.consolidate.edits.member_lists import edit_member_array
 from worktree_coord.consolidate.edits.placement import slot, written_text
-from worktree_coord.consolidate.edits.toml_values import (array_insert, array_string, edit_setting, inline_table, put_key_at,
-                                                          table_path)
+from worktree_coord.consolidate.edits.toml_values import (array_insert, array_string, as_written, edit_setting,
+                                                          inline_table, put_key_at, table_path)
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import ManifestParseError, pep508, pep508_entries
 from worktree_coord.consolidate.specs import same_spec
@@ -173,7 +173,7 @@ def _edit_poetry(doc, intent: Intent) -> None:
     if intent.markers:
         value["markers"] = intent.markers
     value.update({k: v for k, v in intent.options})
-    item = tomlkit.item(intent.spec) if set(value) == {"version"} else inline_table(value)
+    item = tomlkit.item(intent.spec) if set(value) == {"version"} else as_written(intent, value) or inline_table(value)
     if existing:
         table[existing[0]] = item
     else:

@@ -19,6 +19,23 @@ def inline_table(values: dict[str, Any]):
     return tomlkit.parse(f"v = {{ {body} }}" if body else "v = {}")["v"]
 
 
+def as_written(intent: Intent, value: Any):
+    """The dependency as the task wrote it (its inline table's text, `placement`'s "text"), when
+    that still reads as `value`: the task's key order and spacing kept (`{ path = "../x", develop =
+    true }` landed as `{ develop = true, path = "../x" }`, the model's sorted order); None otherwise."""
+    from worktree_coord.consolidate.edits.placement import written_text
+
+    text = written_text(intent)
+    if not text or not isinstance(value, dict) or not text.startswith("{"):
+        return None
+    try:
+        item = tomlkit.parse(f"v = {text}")["v"]
+    except Exception:  # noqa: BLE001 - text a TOML parser refuses is simply not used
+        return None
+    plain = {key: list(v) if isinstance(v, tuple) else v for key, v in value.items()}
+    return item if item.unwrap() == plain else None
+
+
 def array_string(array: Any, text: str):
     """`text` as a string item written in the array's own quoting: literal ('lxml>=4.6') when the
     array's strings all are and `text` can be one, else tomlkit's basic ("lxml>=4.6")."""
@@ -267,7 +284,7 @@ def set_dep(container, name: str, value: Any, intent: Intent) -> None:
             if current.get(key) != item:
                 current[key] = item
         return
-    item = inline_table(value) if isinstance(value, dict) else value
+    item = (as_written(intent, value) or inline_table(value)) if isinstance(value, dict) else value
     if name in container:
         container[name] = item
     else:
