@@ -37,6 +37,7 @@ DEFAULT_RESERVED: tuple[str, ...] = (
     "go.work.sum",
     "/pixi.toml",
     "pixi.lock",
+    "pom.xml",
 )
 
 # Lockfiles stay reserved even when a task creates one inside its own globs: a stray lock (say,

@@ -79,15 +79,18 @@ def derive_intents(
     root = _dir(path) if root is None else root.strip("/")
     common = dict(task=task, ecosystem=eco, root=root, manifest=path, base_commit=base_commit, priority=priority)
 
-    # A member's go.mod under a go.work root is reserved like the root's own manifests (go.mod is
-    # reserved at every depth): its key-level edits are carried as intents of the workspace root.
-    go_member = kind.format == "go.mod" and _dir(path) != root
+    # A member's go.mod under a go.work root, a module's pom.xml under its Maven build, is reserved
+    # like the root's own manifests (reserved at every depth): its key-level edits are carried as
+    # intents of the root.
+    go_member = kind.format in KEYED_MEMBERS and _dir(path) != root
     if go_member:
         common["member"] = _dir(path)
         if base is None:
             # Intents change keys of existing files; a whole new module cannot be carried as one.
-            raise UsageError(f"task {task} creates the Go module {path} under the go.work at {root or '.'}; "
-                             f"go.mod is reserved, so consolidation would lose the new module",
+            what = "Go module" if kind.format == "go.mod" else "Maven module"
+            holder = f"the go.work at {root or '.'}" if kind.format == "go.mod" else f"the Maven build at {root or '.'}"
+            raise UsageError(f"task {task} creates the {what} {path} under {holder}; "
+                             f"{posixpath.basename(path)} is reserved, so consolidation would lose the new module",
                              fix=f"create {path} inside the task's --own globs (a module the task creates there "
                                  f"merges as its own work), or add it on the base branch first")
     member = kind.kind != "lockfile" and _dir(path) != root and not go_member
@@ -201,6 +204,8 @@ def _lock_neutral_edit(path: str, fmt: str, base: bytes | None, new: bytes | Non
 
 
 GO_FILES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum"})
+# Manifest formats reserved at every depth whose members' edits are key-level intents of their root.
+KEYED_MEMBERS = frozenset({"go.mod", "pom"})
 
 
 def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
@@ -223,6 +228,13 @@ def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
             if not probe:
                 return here
             probe = _dir(probe)
+    if posixpath.basename(path) == "pom.xml":
+        # A Maven build's modules sit below its aggregator, each folder on the way holding a
+        # pom.xml: the root is the highest folder of that unbroken chain (Maven locks nothing).
+        probe = here
+        while probe and (f"{_dir(probe)}/pom.xml" if _dir(probe) else "pom.xml") in tree_paths:
+            probe = _dir(probe)
+        return probe
     probe = here
     while True:
         prefix = f"{probe}/" if probe else ""
@@ -252,6 +264,7 @@ MODELED: dict[str, tuple[tuple[str, ...], ...]] = {
                   ("tool", "poetry", "version")),
     "pnpm-workspace": (("packages",), ("catalog",), ("catalogs",), ("overrides",)),
     "pixi": PIXI_DEPENDENCY_TABLES,
+    "pom": (("dependencies",), ("dependencyManagement",), ("modules",), ("version",)),
 }
 
 
@@ -263,6 +276,12 @@ def _setting_changes(path: str, fmt: str, base: bytes | None, new: bytes) -> lis
 
     if fmt in settings.TOP_LEVEL_ONLY:
         return _top_level_setting_changes(path, fmt, base, new)
+    if fmt == "pom":
+        # `properties.NAME` one by one; every other top-level element whole, as written.
+        from worktree_coord.consolidate.manifests import read_pom
+
+        before_doc = read_pom(path, base).document if base is not None else {}
+        return settings.changes(before_doc, read_pom(path, new).document)
 
     def unmodeled(data: bytes) -> tuple[dict, dict | None, dict | None]:
         if fmt == "package.json":
@@ -377,7 +396,7 @@ def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> lis
 
 DEFAULT_GROUP = {"package.json": "dependencies", "cargo": "dependencies", "pyproject": "dependencies",
                  "requirements": "requirements", "go.mod": "require", "go.work": "require",
-                 "pnpm-workspace": "catalog", "pixi": "dependencies"}
+                 "pnpm-workspace": "catalog", "pixi": "dependencies", "pom": "dependencies"}
 
 
 def declare_intent(
@@ -433,6 +452,9 @@ def declare_intent(
             group = _pyproject_group(path, base, group)
         elif kind.format == "pixi":
             group = _pixi_group(group)
+        elif kind.format == "pom" and group not in ("dependencies", "dependencyManagement"):
+            raise UsageError(f"--group {group!r} is not a pom.xml dependency list",
+                             fix="name dependencies (the default) or dependencyManagement")
         name = normalize_name(eco, name)
         _check_pep440(eco, name, spec)
     draft = Intent(intent_id=f"{task}:{path}:{op.value}:{group}:{name}", task=task, ecosystem=eco, root=root,

@@ -34,6 +34,7 @@ class Ecosystem(str, enum.Enum):
     PIP_TOOLS = "pip-tools"
     GO = "go"
     PIXI = "pixi"
+    MAVEN = "maven"
 
 
 class Op(str, enum.Enum):

@@ -84,6 +84,7 @@ class ManifestModel:
     overrides: dict[str, str] = field(default_factory=dict)
     runtime: dict[str, str] = field(default_factory=dict)
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)   # uv [tool.uv.sources], by normalized name
+    parent: str | None = None      # the package this manifest inherits from (Maven's <parent>)
     document: Any = field(default=None, compare=False, repr=False)     # the plain parsed file (setting intents read it)
 
     def dep_names(self) -> set[str]:
@@ -429,6 +430,33 @@ def read_pixi_toml(path: str, data: bytes) -> ManifestModel:
     return model
 
 
+# ------------------------------------------------------------------------------------------ Maven
+
+def read_pom(path: str, data: bytes) -> ManifestModel:
+    """pom.xml: each dependency keyed by ("dependencies" or "dependencyManagement", its
+    groupId:artifactId[:type[:classifier]]), its version the spec (`${guava.version}` as written) and
+    scope, optional and exclusions its options; `<modules>` the members; the project's `<version>`;
+    each `<properties>` entry a setting `properties.NAME` and every other top-level element (`<build>`,
+    `<profiles>`, `<parent>`) a setting carried whole, as written."""
+    from worktree_coord.consolidate.pom import element_text, read_facts
+
+    facts = read_facts(path, data)
+    document: dict[str, Any] = {}      # in the file's order: a new element's neighbour is read from it
+    for element in facts.root.children:
+        if element.name in facts.others:
+            document[element.name] = element_text(data, element)
+        elif element.name == "properties":
+            document["properties"] = {name: found.text.strip() for name, found in facts.properties.items()}
+    model = ManifestModel(Ecosystem.MAVEN, package_name=facts.coordinates, version=facts.version,
+                          members=tuple(normalize_member(m) for m in facts.modules), parent=facts.parent,
+                          document=document)
+    for group, found in facts.dependencies.items():
+        for key, dependency in found.items():
+            model.deps[(group, key)] = dep_value(spec=dependency.version, options=dependency.options,
+                                                 text=element_text(data, dependency.element))
+    return model
+
+
 # ------------------------------------------------------------------------------------------- pnpm
 
 def read_pnpm_workspace(path: str, data: bytes) -> ManifestModel:
@@ -462,4 +490,6 @@ def read_manifest(path: str, data: bytes, ecosystem: Ecosystem | None = None) ->
         return read_go_mod(path, data)
     if kind.format == "pixi":
         return read_pixi_toml(path, data)
+    if kind.format == "pom":
+        return read_pom(path, data)
     return read_pnpm_workspace(path, data)

@@ -26,6 +26,7 @@ MANIFESTS: dict[str, tuple[str, Ecosystem]] = {
     "go.work": ("go.work", Ecosystem.GO),
     "pnpm-workspace.yaml": ("pnpm-workspace", Ecosystem.PNPM),
     "pixi.toml": ("pixi", Ecosystem.PIXI),
+    "pom.xml": ("pom", Ecosystem.MAVEN),
 }
 REQUIREMENTS = re.compile(r"requirements.*\.(txt|in)")
 
@@ -40,6 +41,7 @@ LOCKED_BY: dict[str, frozenset[Ecosystem]] = {
     "go.mod": frozenset({Ecosystem.GO}),
     "go.work": frozenset({Ecosystem.GO}),
     "pixi": frozenset({Ecosystem.PIXI}),
+    "pom": frozenset(),            # Maven locks nothing: a pom.xml is its own pin
     "requirements": frozenset(),   # pip-compile's lock is the requirements.txt it writes, never another tool's
 }
 
@@ -48,7 +50,7 @@ LOCKED_BY: dict[str, frozenset[Ecosystem]] = {
 class FileKind:
     kind: str            # "manifest" | "lockfile"
     format: str          # "package.json", "cargo", "pyproject", "requirements", "go.mod", "go.work", "pnpm-workspace",
-    #                      "pixi", "lock"
+    #                      "pixi", "pom", "lock"
     ecosystem: Ecosystem
 
 
