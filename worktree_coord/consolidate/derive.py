@@ -34,6 +34,15 @@ def _dir(path: str) -> str:
     return "" if parent in ("", ".") else parent
 
 
+def _home(path: str) -> str:
+    """The folder a manifest speaks for: its own, but a Gradle version catalog's build for the
+    catalog in its `gradle/` folder (gradle/libs.versions.toml is the root's manifest)."""
+    here = _dir(path)
+    if posixpath.basename(path) == "libs.versions.toml" and posixpath.basename(here) == "gradle":
+        return _dir(here)
+    return here
+
+
 def _ecosystem_of(path: str, data: bytes | None, given: Ecosystem | str | None) -> Ecosystem:
     if given is not None:
         return Ecosystem(given)
@@ -76,7 +85,7 @@ def derive_intents(
     if base == new:
         return []
     eco = _ecosystem_of(path, new if new is not None else base, ecosystem)
-    root = _dir(path) if root is None else root.strip("/")
+    root = _home(path) if root is None else root.strip("/")
     common = dict(task=task, ecosystem=eco, root=root, manifest=path, base_commit=base_commit, priority=priority)
 
     # A member's go.mod under a go.work root, a module's pom.xml under its Maven build, is reserved
@@ -93,7 +102,7 @@ def derive_intents(
                              f"{posixpath.basename(path)} is reserved, so consolidation would lose the new module",
                              fix=f"create {path} inside the task's --own globs (a module the task creates there "
                                  f"merges as its own work), or add it on the base branch first")
-    member = kind.kind != "lockfile" and _dir(path) != root and not go_member
+    member = kind.kind != "lockfile" and _home(path) != root and not go_member
     if member and _lock_neutral_edit(path, kind.format, base, new):
         return []   # a member's lint, feature list or description: its root's lockfile records none of it
     if kind.kind == "lockfile" or member or is_compiled_requirements(path, base, new):
@@ -217,7 +226,7 @@ def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
     """
     from worktree_coord.consolidate.manifests import LOCKFILES
 
-    here = _dir(path)
+    here = _home(path)
     if posixpath.basename(path) in GO_FILES:
         # Go finds go.work by walking up from the module: the nearest one owns every module below
         # it; without one, each module is its own root (never another ecosystem's lockfile dir).
@@ -265,6 +274,7 @@ MODELED: dict[str, tuple[tuple[str, ...], ...]] = {
     "pnpm-workspace": (("packages",), ("catalog",), ("catalogs",), ("overrides",)),
     "pixi": PIXI_DEPENDENCY_TABLES,
     "pom": (("dependencies",), ("dependencyManagement",), ("modules",), ("version",)),
+    "gradle-catalog": (("libraries",), ("plugins",)),
 }
 
 
@@ -396,7 +406,8 @@ def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> lis
 
 DEFAULT_GROUP = {"package.json": "dependencies", "cargo": "dependencies", "pyproject": "dependencies",
                  "requirements": "requirements", "go.mod": "require", "go.work": "require",
-                 "pnpm-workspace": "catalog", "pixi": "dependencies", "pom": "dependencies"}
+                 "pnpm-workspace": "catalog", "pixi": "dependencies", "pom": "dependencies",
+                 "gradle-catalog": "libraries"}
 
 
 def declare_intent(
@@ -434,7 +445,7 @@ def declare_intent(
                          fix="name a package.json, Cargo.toml, pyproject.toml, requirements*.txt or go.mod")
     op = Op(op)
     eco = _ecosystem_of(path, base, ecosystem)
-    root = _dir(path) if root is None else root.strip("/")
+    root = _home(path) if root is None else root.strip("/")
     if op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER):
         group, name = "workspace.members", normalize_member(name)
         spec = name if op == Op.ADD_MEMBER else None
@@ -452,6 +463,10 @@ def declare_intent(
             group = _pyproject_group(path, base, group)
         elif kind.format == "pixi":
             group = _pixi_group(group)
+        elif kind.format == "gradle-catalog" and group not in ("libraries", "plugins"):
+            raise UsageError(f"--group {group!r} is not a Gradle catalog table of dependencies",
+                             fix="name libraries (the default) or plugins; a [versions] entry is a setting: "
+                                 "--op set_key --name versions.NAME")
         elif kind.format == "pom" and group not in ("dependencies", "dependencyManagement"):
             raise UsageError(f"--group {group!r} is not a pom.xml dependency list",
                              fix="name dependencies (the default) or dependencyManagement")
@@ -461,7 +476,7 @@ def declare_intent(
                    manifest=path, op=op, group=group, name=name, spec=spec, source=source, extras=extras,
                    features=features, markers=markers, package=package, base_commit=base_commit,
                    priority=priority, rationale=rationale,
-                   member=None if _dir(path) == root else _dir(path))
+                   member=None if _home(path) == root else _home(path))
     model = read_manifest(path, base, eco) if base is not None else ManifestModel(eco)
     before = current_value(model, draft)
     if op == Op.ADD_DEP and before is not None:

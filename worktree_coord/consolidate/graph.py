@@ -45,7 +45,7 @@ MANIFEST_OF: dict[Ecosystem, str] = {
     Ecosystem.NPM: "package.json", Ecosystem.PNPM: "package.json", Ecosystem.YARN: "package.json",
     Ecosystem.BUN: "package.json", Ecosystem.CARGO: "Cargo.toml", Ecosystem.UV: "pyproject.toml",
     Ecosystem.POETRY: "pyproject.toml", Ecosystem.PIP_TOOLS: "requirements.in", Ecosystem.GO: "go.mod",
-    Ecosystem.PIXI: "pixi.toml", Ecosystem.MAVEN: "pom.xml",
+    Ecosystem.PIXI: "pixi.toml", Ecosystem.MAVEN: "pom.xml", Ecosystem.GRADLE: "gradle/libs.versions.toml",
 }
 # npm, yarn, pnpm and bun never expand a member glob into node_modules or a dot folder; Cargo's and
 # uv's globs do (go.work names its modules one by one).

@@ -35,6 +35,7 @@ class Ecosystem(str, enum.Enum):
     GO = "go"
     PIXI = "pixi"
     MAVEN = "maven"
+    GRADLE = "gradle"
 
 
 class Op(str, enum.Enum):

@@ -14,6 +14,7 @@ Invariants:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import field
@@ -457,6 +458,50 @@ def read_pom(path: str, data: bytes) -> ManifestModel:
     return model
 
 
+# ----------------------------------------------------------------------------------------- Gradle
+
+GRADLE_CATALOG_GROUPS = ("libraries", "plugins")
+
+
+def gradle_catalog_entry(group: str, value: Any) -> DepValue:
+    """A library or plugin of a Gradle version catalog, however it is written: `"g:a:1.0"`,
+    `{ module = "g:a", version = "1.0" }`, `{ group = "g", name = "a", version.ref = "x" }` (one
+    value: the version the spec, the module or plugin id and a `version.ref` the options)."""
+    value = plain(value)
+    if isinstance(value, str):
+        if group == "plugins":
+            return dep_value(spec=None, options=(("id", value),))
+        parts = value.split(":")
+        if len(parts) not in (2, 3):
+            raise ManifestParseError(f"a Gradle catalog library must be group:name[:version], got {value!r}")
+        return dep_value(spec=parts[2] if len(parts) == 3 else None, options=(("module", ":".join(parts[:2])),))
+    if not isinstance(value, dict):
+        raise ManifestParseError(f"a Gradle catalog entry must be a string or a table, got {value!r}")
+    table = dict(value)
+    if "group" in table and "name" in table:
+        table["module"] = f"{table.pop('group')}:{table.pop('name')}"
+    version = table.pop("version", None)
+    spec = version if isinstance(version, str) else None
+    if isinstance(version, dict):     # version.ref = "x", or a rich version { strictly, prefer, ... }
+        table.update({f"version.{key}": item for key, item in version.items()})
+    return dep_value(spec=spec, options=_pairs(table) or ())
+
+
+def read_gradle_catalog(path: str, data: bytes) -> ManifestModel:
+    """gradle/libs.versions.toml: each `[libraries]` and `[plugins]` entry keyed by (its table, its
+    alias); `[versions]` and `[bundles]` are settings, key by key."""
+    parsed = load_toml(path, data)
+    doc = plain(parsed)
+    model = ManifestModel(Ecosystem.GRADLE, document=doc)
+    for group in GRADLE_CATALOG_GROUPS:
+        for alias, value in (doc.get(group) or {}).items():
+            entry = gradle_catalog_entry(group, value)
+            # the value as written (`"g:a:1.0"` or its inline table): what consolidation writes back
+            text = parsed[group][alias].as_string().strip()
+            model.deps[(group, alias)] = dataclasses.replace(entry, text=text)
+    return model
+
+
 # ------------------------------------------------------------------------------------------- pnpm
 
 def read_pnpm_workspace(path: str, data: bytes) -> ManifestModel:
@@ -492,4 +537,6 @@ def read_manifest(path: str, data: bytes, ecosystem: Ecosystem | None = None) ->
         return read_pixi_toml(path, data)
     if kind.format == "pom":
         return read_pom(path, data)
+    if kind.format == "gradle-catalog":
+        return read_gradle_catalog(path, data)
     return read_pnpm_workspace(path, data)

@@ -59,7 +59,7 @@ MAX_CULPRITS = 8
 # Ecosystems where committing a lockfile is the project's choice (libraries often lock nothing):
 # a root without one has its manifests edited and is not relocked, so consolidation never adds a
 # lockfile the project does not track (unless a task asked for one: a relock intent). Go is not among them: go.sum is what makes a module build.
-OPTIONAL_LOCK = (Ecosystem.NPM, Ecosystem.UV, Ecosystem.POETRY, Ecosystem.CARGO, Ecosystem.PIXI)
+OPTIONAL_LOCK = (Ecosystem.NPM, Ecosystem.UV, Ecosystem.POETRY, Ecosystem.CARGO, Ecosystem.PIXI, Ecosystem.GRADLE)
 
 
 class _Snapshot:

@@ -303,7 +303,7 @@ def maven_version(text: str) -> tuple[tuple[int, Any], ...]:
     dropped (Maven's `1.0` is `1`). Qualifiers (`-jre`, `-SNAPSHOT`) compare as text: enough to
     tell two versions apart, not to order them as Maven does, so a range never bounds one."""
     items = re.split(r"[.-]", text.strip())
-    if not text.strip() or "" in items or "$" in text:
+    if not text.strip() or "" in items or "$" in text or "+" in text:     # `1.+`: Gradle's prefix
         raise Undecidable(text)
     key = [(0, int(item)) if item.isdigit() else (1, item.lower()) for item in items]
     while len(key) > 1 and key[-1] == (0, 0):
@@ -368,7 +368,7 @@ def intervals(ecosystem: Ecosystem, spec: str | None) -> list[Interval]:
         return npm_intervals(spec)
     if ecosystem == Ecosystem.CARGO:
         return cargo_intervals(spec)
-    if ecosystem == Ecosystem.MAVEN:
+    if ecosystem in (Ecosystem.MAVEN, Ecosystem.GRADLE):     # Gradle reads Maven's version and range syntax
         return maven_intervals(spec)
     if _poetry_semver(ecosystem, spec):
         return _as_versions(cargo_intervals(spec))    # poetry's caret/tilde/bare-version semantics
@@ -417,7 +417,7 @@ def conjunction(ecosystem: Ecosystem, a: str, b: str) -> str | None:
 
 
 def _version_point(ecosystem: Ecosystem, version: str, spec: str | None) -> Any:
-    if ecosystem == Ecosystem.MAVEN:
+    if ecosystem in (Ecosystem.MAVEN, Ecosystem.GRADLE):
         return maven_version(version)
     if not _triples(ecosystem, spec):
         return Version(version)

@@ -39,6 +39,7 @@ VERSIONS: dict[Ecosystem, Versions] = {
     Ecosystem.BUN: Versions.NESTED,
     Ecosystem.GO: Versions.HIGHEST_MINIMUM,
     Ecosystem.PIXI: Versions.ONE_PER_ENVIRONMENT,   # dask pins numpy =1.24 in one feature, =2.4 in another
+    Ecosystem.GRADLE: Versions.HIGHEST_MINIMUM,   # Gradle's conflict resolution takes the highest requested
     Ecosystem.MAVEN: Versions.NEAREST,   # Maven's mediation: a module's own version, else its parent's managed one
 }
 

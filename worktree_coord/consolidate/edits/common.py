@@ -36,6 +36,10 @@ def edit_manifest(path: str, data: bytes | None, intent: Intent) -> bytes:
         from worktree_coord.consolidate.edits import pixi_toml
 
         return pixi_toml.edit(path, data, intent)
+    if kind is not None and kind.format == "gradle-catalog":
+        from worktree_coord.consolidate.edits import gradle_catalog
+
+        return gradle_catalog.edit(path, data, intent)
     if kind is not None and kind.format == "pom":
         from worktree_coord.consolidate.edits import pom_xml
 
