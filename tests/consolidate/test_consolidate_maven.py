@@ -307,3 +307,17 @@ def test_consolidating_the_same_intents_twice_changes_nothing(tmp_path: Path):
     once = (tmp_path / "pom.xml").read_bytes()
     assert consolidate(tmp_path, intents).roots[0].state == RootState.UNCHANGED
     assert (tmp_path / "pom.xml").read_bytes() == once == _after_junit(POM, GUAVA).encode()
+
+
+def test_a_windows_pom_keeps_its_crlf_and_an_edit_of_the_project_tag_is_refused_not_lost():
+    from worktree_coord.consolidate import unexpressed_changes
+    from worktree_coord.consolidate.edits import edit_manifest
+
+    crlf = POM.replace("\n", "\r\n").encode()
+    [intent] = derive_intents("pom.xml", crlf, _at_end(POM, ASSERTJ.format(version="3.25.1")).replace(
+        "\n", "\r\n").encode(), task="w")
+    assert edit_manifest("pom.xml", crlf, intent) == _at_end(POM, ASSERTJ.format(version="3.25.1")).replace(
+        "\n", "\r\n").encode()
+    retagged = POM.replace('<project xmlns="http://maven.apache.org/POM/4.0.0"', '<project xmlns="urn:other"')
+    assert unexpressed_changes("pom.xml", POM.encode(), retagged.encode()) == [
+        "the XML declaration or <project>'s own attributes"]

@@ -376,6 +376,13 @@ def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> lis
     kind = classify_path(path)
     if kind is None or kind.kind == "lockfile" or base == new or base is None or new is None:
         return []
+    if kind.format == "pom":
+        from worktree_coord.consolidate.pom import outside_project
+
+        # Every element of <project> is carried (its dependencies, modules, version and properties
+        # key by key, any other element whole); what surrounds them is not.
+        if outside_project(path, base) != outside_project(path, new):
+            return ["the XML declaration or <project>'s own attributes"]
     if kind.format in settings.FORMATS:
         # Every key outside the dependency model is carried as a setting intent; only a value
         # JSON cannot carry unchanged (a TOML date) is left for the task to take back.

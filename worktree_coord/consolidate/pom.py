@@ -210,3 +210,10 @@ def element_text(data: bytes, element: Element) -> str:
     line = data.rfind(b"\n", 0, element.start) + 1
     start = line if not data[line:element.start].strip() else element.start
     return data[start:element.end].decode("utf-8")
+
+
+def outside_project(path: str, data: bytes) -> bytes:
+    """What a pom.xml holds around its `<project>`'s content: the XML declaration, comments before
+    it, the start tag with its attributes (namespaces, schema location) and the end tag."""
+    project = parse(path, data)
+    return data[:project.content_start] + data[project.content_end:]

@@ -45,15 +45,20 @@ def _unit(data: bytes, project: Element) -> bytes:
     return found or b"  "
 
 
-def _reindent(block: str, to: bytes) -> bytes:
+def _reindent(block: str, to: bytes, eol: bytes = b"\n") -> bytes:
     """A block as written at some column (its first line's leading whitespace) moved to the column
-    `to`: every line that carries that column gets `to` in its place."""
-    lines = block.strip("\n").split("\n")
+    `to`: every line that carries that column gets `to` in its place; its lines end with `eol`."""
+    lines = block.replace("\r\n", "\n").strip("\n").split("\n")
     own = lines[0][:len(lines[0]) - len(lines[0].lstrip())]
     prefix = to.decode()
     out = [prefix + lines[0].lstrip()]
     out += [prefix + line[len(own):] if line.startswith(own) else line for line in lines[1:]]
-    return "\n".join(out).encode("utf-8")
+    return eol.decode().join(out).encode("utf-8")
+
+
+def _eol(data: bytes) -> bytes:
+    """The file's end of line (a pom.xml written on Windows keeps its CRLF)."""
+    return b"\r\n" if b"\r\n" in data else b"\n"
 
 
 def _splice(data: bytes, start: int, end: int, new: bytes) -> bytes:
@@ -72,18 +77,18 @@ def _remove(data: bytes, element: Element) -> bytes:
 
 def _insert(data: bytes, parent: Element, block: str, index: int, unit: bytes) -> bytes:
     """Put `block` as the parent's child at position `index` among its element children."""
-    children = parent.children
+    children, eol = parent.children, _eol(data)
     if children:
         if index < len(children):
             anchor = children[index]
             indent = _indent(data, anchor)
             at = _line_start(data, anchor.start) if indent or anchor.start == _line_start(data, anchor.start) \
                 else anchor.start
-            return _splice(data, at, at, _reindent(block, indent) + b"\n")
+            return _splice(data, at, at, _reindent(block, indent, eol) + eol)
         anchor = children[-1]
-        return _splice(data, anchor.end, anchor.end, b"\n" + _reindent(block, _indent(data, anchor)))
+        return _splice(data, anchor.end, anchor.end, eol + _reindent(block, _indent(data, anchor), eol))
     indent = _indent(data, parent)
-    inner = b"\n" + _reindent(block, indent + unit) + b"\n" + indent
+    inner = eol + _reindent(block, indent + unit, eol) + eol + indent
     if parent.empty:              # `<dependencies/>`: opened to hold the block
         name = parent.name.encode()
         return _splice(data, parent.start, parent.end, b"<" + name + b">" + inner + b"</" + name + b">")
@@ -166,7 +171,7 @@ def _edit_dependency(path: str, data: bytes, project: Element, intent: Intent, u
             version = current.child("version")
             if version is not None and intent.spec is not None:
                 return _set_text(data, version, intent.spec)
-        return _splice(data, current.start, current.end, _reindent(block, _indent(data, current)).lstrip())
+        return _splice(data, current.start, current.end, _reindent(block, _indent(data, current), _eol(data)).lstrip())
     data_with, written = _container(data, project, intent.group, unit, block)
     if written:
         return data_with
@@ -218,7 +223,7 @@ def _edit_setting(path: str, data: bytes, project: Element, intent: Intent, unit
         return _remove(data, current) if current is not None else data
     block = str(value)
     if current is not None:
-        return _splice(data, current.start, current.end, _reindent(block, _indent(data, current)).lstrip())
+        return _splice(data, current.start, current.end, _reindent(block, _indent(data, current), _eol(data)).lstrip())
     keys = [child.name for child in project.children]
     index = slot(keys, _placed(intent, where), parts[0], sorted_in_order=False)
     return _insert(data, project, block, index, unit)
