@@ -321,3 +321,21 @@ def test_a_windows_pom_keeps_its_crlf_and_an_edit_of_the_project_tag_is_refused_
     retagged = POM.replace('<project xmlns="http://maven.apache.org/POM/4.0.0"', '<project xmlns="urn:other"')
     assert unexpressed_changes("pom.xml", POM.encode(), retagged.encode()) == [
         "the XML declaration or <project>'s own attributes"]
+
+
+def test_a_declared_property_is_named_by_everything_after_properties(tmp_path: Path):
+    """Found driving wtc on javapoet: `wtc intent add --op set_key --name properties.okio.version`
+    was read as the key okio > version inside <properties>, and consolidation rejected it."""
+    from worktree_coord.consolidate import declare_intent
+    from worktree_coord.errors import UsageError
+
+    intent = declare_intent("pom.xml", POM.encode(), task="d", op="set_key", name="properties.okio.version",
+                            spec="3.9.0")
+    assert intent.name == 'properties."okio.version"'
+    write(tmp_path, {"pom.xml": POM})
+    [root] = consolidate(tmp_path, [intent]).roots
+    assert root.state == RootState.APPLIED, root
+    assert "    <junit.version>4.13.2</junit.version>\n    <okio.version>3.9.0</okio.version>\n  </properties>" in \
+        (tmp_path / "pom.xml").read_text()
+    with pytest.raises(UsageError, match="inside <build>"):
+        declare_intent("pom.xml", POM.encode(), task="d", op="set_key", name="build.plugins", spec="x")

@@ -586,6 +586,8 @@ def _declared_setting(path: str, fmt: str, op: Op, name: str, spec: str | None) 
     except ValueError as exc:
         raise UsageError(str(exc), fix='name the key as a dotted path, e.g. workspace.lints.clippy.todo or '
                                        'exports."./feature"') from None
+    if fmt == "pom":
+        parts = _pom_setting(name, parts)
     if fmt in settings.TOP_LEVEL_ONLY and len(parts) > 1:
         raise UsageError(f"{path} settings are whole top-level keys; {name} is inside {parts[0]}",
                          fix=f"declare --name {settings.key_text(parts[:1])} with its whole value as --spec")
@@ -604,6 +606,19 @@ def _declared_setting(path: str, fmt: str, op: Op, name: str, spec: str | None) 
     except json.JSONDecodeError:
         value = spec
     return settings.key_text(parts), settings.encode(value)
+
+
+def _pom_setting(name: str, parts: tuple[str, ...]) -> tuple[str, ...]:
+    """A declared pom.xml setting's key: a property's name is all that follows `properties.` (Maven
+    property names hold dots: `--name properties.okio.version` is the property okio.version); any
+    other setting is one whole top-level element."""
+    if parts[0] == "properties" and len(parts) > 1:
+        return ("properties", ".".join(parts[1:]))
+    if len(parts) > 1:
+        raise UsageError(f"{name} is inside <{parts[0]}> of a pom.xml, whose settings are its properties and whole "
+                         "top-level elements", fix=f"declare --name properties.NAME, or --name {parts[0]} with the "
+                                                   f"whole <{parts[0]}> element as --spec")
+    return parts
 
 
 def detect_ecosystem(path: str, root: str, tree_paths: set[str] | frozenset[str]) -> Ecosystem | None:

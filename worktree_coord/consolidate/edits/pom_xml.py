@@ -200,7 +200,8 @@ def _edit_setting(path: str, data: bytes, project: Element, intent: Intent, unit
     parts = parse_key(intent.name)
     value = decode(intent.spec) if intent.op == Op.SET_KEY else None
     where = dict(intent.options)
-    if parts[0] == "properties" and len(parts) == 2:
+    if parts[0] == "properties" and len(parts) > 1:
+        parts = ("properties", ".".join(parts[1:]))     # a property's name may hold dots
         holder = project.child("properties")
         current = holder.child(parts[1]) if holder is not None else None
         if intent.op == Op.REMOVE_KEY:
