@@ -10,10 +10,8 @@ from typing import Any
 import tomlkit
 
 from worktree_coord.consolidate.edits.placement import slot
-from worktree_coord.consolidate.edits.toml_values import edit_setting, inline_table, put_key_at, table_path
-from worktree_coord.consolidate.intent import Intent, Op
-from worktree_coord.consolidate.textformat import dump_toml, load_toml
-from worktree_coord.errors import EditError
+from worktree_coord.consolidate.edits.toml_values import edit_keyed_tables, inline_table, put_key_at
+from worktree_coord.consolidate.intent import Intent
 
 
 def entry_value(intent: Intent) -> Any:
@@ -36,23 +34,13 @@ def entry_value(intent: Intent) -> Any:
 
 
 def edit(path: str, data: bytes, intent: Intent) -> bytes:
-    doc = load_toml(path, data)
-    op = intent.op
-    if op in (Op.ADD_DEP, Op.SET_SPEC, Op.REMOVE_DEP):
-        table = table_path(doc, [intent.group], create=op != Op.REMOVE_DEP)
-        if op == Op.REMOVE_DEP:
-            if table is not None and intent.name in table:
-                del table[intent.name]
-            return dump_toml(doc, data)
+    def put(table) -> None:
+        # The whole entry as the task wrote it: `"g:a:1.0"` stays a string, a table stays a table.
         text = dict(intent.placement).get("text")
         item = tomlkit.parse(f"x = {text}\n")["x"] if isinstance(text, str) else entry_value(intent)
         if intent.name in table:
             table[intent.name] = item
         else:
             put_key_at(table, intent.name, item, slot(list(table.keys()), intent, intent.name))
-    elif op in (Op.SET_KEY, Op.REMOVE_KEY):
-        edit_setting(doc, intent)
-    else:
-        raise EditError(f"{path}: intent {intent.intent_id} ({op.value} {intent.name}) has no version catalog form",
-                        fix="edit the catalog in a task that owns it, or declare a library, plugin or setting intent")
-    return dump_toml(doc, data)
+
+    return edit_keyed_tables(path, data, intent, [intent.group], put, "gradle/libs.versions.toml")
