@@ -15,9 +15,11 @@ inserts bytes between positions it read, and everything else stays as it was, by
 from __future__ import annotations
 
 import xml.parsers.expat
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from worktree_coord.consolidate.textformat import ManifestParseError
+
+from ..frozen import value_class
 
 # The children of a `<dependency>` that name it: Maven keys a dependency by groupId, artifactId,
 # type and classifier (a `test-jar` of a module is another dependency than its jar).
@@ -27,7 +29,7 @@ COORDINATES = ("groupId", "artifactId")
 MODELED_ELEMENTS = ("dependencies", "dependencyManagement", "modules", "properties", "version")
 
 
-@dataclass
+@value_class(frozen=False)
 class Element:
     name: str
     start: int                 # offset of its `<`
@@ -107,7 +109,7 @@ def parse(path: str, data: bytes) -> Element:
     return root[0]
 
 
-@dataclass
+@value_class
 class PomDependency:
     key: str                   # groupId:artifactId, then :type and :classifier when they are not the jar
     version: str | None
@@ -115,7 +117,7 @@ class PomDependency:
     element: Element
 
 
-@dataclass
+@value_class
 class PomFacts:
     root: Element
     coordinates: str | None    # groupId:artifactId (the groupId may be the parent's)
