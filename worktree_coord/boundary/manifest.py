@@ -37,6 +37,9 @@ DEFAULT_RESERVED: tuple[str, ...] = (
     "go.work.sum",
     "/pixi.toml",
     "pixi.lock",
+    "pom.xml",
+    "/gradle/libs.versions.toml",
+    "gradle.lockfile",
 )
 
 # Lockfiles stay reserved even when a task creates one inside its own globs: a stray lock (say,

@@ -34,6 +34,15 @@ def _dir(path: str) -> str:
     return "" if parent in ("", ".") else parent
 
 
+def _home(path: str) -> str:
+    """The folder a manifest speaks for: its own, but a Gradle version catalog's build for the
+    catalog in its `gradle/` folder (gradle/libs.versions.toml is the root's manifest)."""
+    here = _dir(path)
+    if posixpath.basename(path) == "libs.versions.toml" and posixpath.basename(here) == "gradle":
+        return _dir(here)
+    return here
+
+
 def _ecosystem_of(path: str, data: bytes | None, given: Ecosystem | str | None) -> Ecosystem:
     if given is not None:
         return Ecosystem(given)
@@ -76,21 +85,24 @@ def derive_intents(
     if base == new:
         return []
     eco = _ecosystem_of(path, new if new is not None else base, ecosystem)
-    root = _dir(path) if root is None else root.strip("/")
+    root = _home(path) if root is None else root.strip("/")
     common = dict(task=task, ecosystem=eco, root=root, manifest=path, base_commit=base_commit, priority=priority)
 
-    # A member's go.mod under a go.work root is reserved like the root's own manifests (go.mod is
-    # reserved at every depth): its key-level edits are carried as intents of the workspace root.
-    go_member = kind.format == "go.mod" and _dir(path) != root
+    # A member's go.mod under a go.work root, a module's pom.xml under its Maven build, is reserved
+    # like the root's own manifests (reserved at every depth): its key-level edits are carried as
+    # intents of the root.
+    go_member = kind.format in KEYED_MEMBERS and _dir(path) != root
     if go_member:
         common["member"] = _dir(path)
         if base is None:
             # Intents change keys of existing files; a whole new module cannot be carried as one.
-            raise UsageError(f"task {task} creates the Go module {path} under the go.work at {root or '.'}; "
-                             f"go.mod is reserved, so consolidation would lose the new module",
+            what = "Go module" if kind.format == "go.mod" else "Maven module"
+            holder = f"the go.work at {root or '.'}" if kind.format == "go.mod" else f"the Maven build at {root or '.'}"
+            raise UsageError(f"task {task} creates the {what} {path} under {holder}; "
+                             f"{posixpath.basename(path)} is reserved, so consolidation would lose the new module",
                              fix=f"create {path} inside the task's --own globs (a module the task creates there "
                                  f"merges as its own work), or add it on the base branch first")
-    member = kind.kind != "lockfile" and _dir(path) != root and not go_member
+    member = kind.kind != "lockfile" and _home(path) != root and not go_member
     if member and _lock_neutral_edit(path, kind.format, base, new):
         return []   # a member's lint, feature list or description: its root's lockfile records none of it
     if kind.kind == "lockfile" or member or is_compiled_requirements(path, base, new):
@@ -201,6 +213,8 @@ def _lock_neutral_edit(path: str, fmt: str, base: bytes | None, new: bytes | Non
 
 
 GO_FILES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum"})
+# Manifest formats reserved at every depth whose members' edits are key-level intents of their root.
+KEYED_MEMBERS = frozenset({"go.mod", "pom"})
 
 
 def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
@@ -212,7 +226,7 @@ def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
     """
     from worktree_coord.consolidate.manifests import LOCKFILES
 
-    here = _dir(path)
+    here = _home(path)
     if posixpath.basename(path) in GO_FILES:
         # Go finds go.work by walking up from the module: the nearest one owns every module below
         # it; without one, each module is its own root (never another ecosystem's lockfile dir).
@@ -223,6 +237,13 @@ def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
             if not probe:
                 return here
             probe = _dir(probe)
+    if posixpath.basename(path) == "pom.xml":
+        # A Maven build's modules sit below its aggregator, each folder on the way holding a
+        # pom.xml: the root is the highest folder of that unbroken chain (Maven locks nothing).
+        probe = here
+        while probe and (f"{_dir(probe)}/pom.xml" if _dir(probe) else "pom.xml") in tree_paths:
+            probe = _dir(probe)
+        return probe
     probe = here
     while True:
         prefix = f"{probe}/" if probe else ""
@@ -252,6 +273,8 @@ MODELED: dict[str, tuple[tuple[str, ...], ...]] = {
                   ("tool", "poetry", "version")),
     "pnpm-workspace": (("packages",), ("catalog",), ("catalogs",), ("overrides",)),
     "pixi": PIXI_DEPENDENCY_TABLES,
+    "pom": (("dependencies",), ("dependencyManagement",), ("modules",), ("version",)),
+    "gradle-catalog": (("libraries",), ("plugins",)),
 }
 
 
@@ -263,6 +286,12 @@ def _setting_changes(path: str, fmt: str, base: bytes | None, new: bytes) -> lis
 
     if fmt in settings.TOP_LEVEL_ONLY:
         return _top_level_setting_changes(path, fmt, base, new)
+    if fmt == "pom":
+        # `properties.NAME` one by one; every other top-level element whole, as written.
+        from worktree_coord.consolidate.manifests import read_pom
+
+        before_doc = read_pom(path, base).document if base is not None else {}
+        return settings.changes(before_doc, read_pom(path, new).document)
 
     def unmodeled(data: bytes) -> tuple[dict, dict | None, dict | None]:
         if fmt == "package.json":
@@ -347,6 +376,13 @@ def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> lis
     kind = classify_path(path)
     if kind is None or kind.kind == "lockfile" or base == new or base is None or new is None:
         return []
+    if kind.format == "pom":
+        from worktree_coord.consolidate.pom import outside_project
+
+        # Every element of <project> is carried (its dependencies, modules, version and properties
+        # key by key, any other element whole); what surrounds them is not.
+        if outside_project(path, base) != outside_project(path, new):
+            return ["the XML declaration or <project>'s own attributes"]
     if kind.format in settings.FORMATS:
         # Every key outside the dependency model is carried as a setting intent; only a value
         # JSON cannot carry unchanged (a TOML date) is left for the task to take back.
@@ -377,7 +413,8 @@ def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> lis
 
 DEFAULT_GROUP = {"package.json": "dependencies", "cargo": "dependencies", "pyproject": "dependencies",
                  "requirements": "requirements", "go.mod": "require", "go.work": "require",
-                 "pnpm-workspace": "catalog", "pixi": "dependencies"}
+                 "pnpm-workspace": "catalog", "pixi": "dependencies", "pom": "dependencies",
+                 "gradle-catalog": "libraries"}
 
 
 def declare_intent(
@@ -415,7 +452,7 @@ def declare_intent(
                          fix="name a package.json, Cargo.toml, pyproject.toml, requirements*.txt or go.mod")
     op = Op(op)
     eco = _ecosystem_of(path, base, ecosystem)
-    root = _dir(path) if root is None else root.strip("/")
+    root = _home(path) if root is None else root.strip("/")
     if op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER):
         group, name = "workspace.members", normalize_member(name)
         spec = name if op == Op.ADD_MEMBER else None
@@ -433,13 +470,20 @@ def declare_intent(
             group = _pyproject_group(path, base, group)
         elif kind.format == "pixi":
             group = _pixi_group(group)
+        elif kind.format == "gradle-catalog" and group not in ("libraries", "plugins"):
+            raise UsageError(f"--group {group!r} is not a Gradle catalog table of dependencies",
+                             fix="name libraries (the default) or plugins; a [versions] entry is a setting: "
+                                 "--op set_key --name versions.NAME")
+        elif kind.format == "pom" and group not in ("dependencies", "dependencyManagement"):
+            raise UsageError(f"--group {group!r} is not a pom.xml dependency list",
+                             fix="name dependencies (the default) or dependencyManagement")
         name = normalize_name(eco, name)
         _check_pep440(eco, name, spec)
     draft = Intent(intent_id=f"{task}:{path}:{op.value}:{group}:{name}", task=task, ecosystem=eco, root=root,
                    manifest=path, op=op, group=group, name=name, spec=spec, source=source, extras=extras,
                    features=features, markers=markers, package=package, base_commit=base_commit,
                    priority=priority, rationale=rationale,
-                   member=None if _dir(path) == root else _dir(path))
+                   member=None if _home(path) == root else _home(path))
     model = read_manifest(path, base, eco) if base is not None else ManifestModel(eco)
     before = current_value(model, draft)
     if op == Op.ADD_DEP and before is not None:
@@ -542,6 +586,8 @@ def _declared_setting(path: str, fmt: str, op: Op, name: str, spec: str | None) 
     except ValueError as exc:
         raise UsageError(str(exc), fix='name the key as a dotted path, e.g. workspace.lints.clippy.todo or '
                                        'exports."./feature"') from None
+    if fmt == "pom":
+        parts = _pom_setting(name, parts)
     if fmt in settings.TOP_LEVEL_ONLY and len(parts) > 1:
         raise UsageError(f"{path} settings are whole top-level keys; {name} is inside {parts[0]}",
                          fix=f"declare --name {settings.key_text(parts[:1])} with its whole value as --spec")
@@ -560,6 +606,19 @@ def _declared_setting(path: str, fmt: str, op: Op, name: str, spec: str | None) 
     except json.JSONDecodeError:
         value = spec
     return settings.key_text(parts), settings.encode(value)
+
+
+def _pom_setting(name: str, parts: tuple[str, ...]) -> tuple[str, ...]:
+    """A declared pom.xml setting's key: a property's name is all that follows `properties.` (Maven
+    property names hold dots: `--name properties.okio.version` is the property okio.version); any
+    other setting is one whole top-level element."""
+    if parts[0] == "properties" and len(parts) > 1:
+        return ("properties", ".".join(parts[1:]))
+    if len(parts) > 1:
+        raise UsageError(f"{name} is inside <{parts[0]}> of a pom.xml, whose settings are its properties and whole "
+                         "top-level elements", fix=f"declare --name properties.NAME, or --name {parts[0]} with the "
+                                                   f"whole <{parts[0]}> element as --spec")
+    return parts
 
 
 def detect_ecosystem(path: str, root: str, tree_paths: set[str] | frozenset[str]) -> Ecosystem | None:

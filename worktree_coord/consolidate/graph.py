@@ -6,7 +6,8 @@ a networkx DiGraph with an edge P -> Q when member P depends on member Q) and an
 (changes in application order, plus the changes rejected to break cycles).
 Invariants:
 - discovery is offline and reads files only (npm/yarn/bun `workspaces`, `pnpm-workspace.yaml`,
-  Cargo `[workspace]` and path deps, uv `[tool.uv.workspace]` and workspace sources, `go.work`);
+  Cargo `[workspace]` and path deps, uv `[tool.uv.workspace]` and workspace sources, `go.work`,
+  Maven `<modules>`, an aggregator's own included, with an edge from a module to its `<parent>`);
   member globs are expanded by the package managers' rules (member_globs.py, which the merge's
   semantic check shares: a member found here is a package found there);
 - a cycle that the changes would create rejects the change that sorts last on the cycle (lowest
@@ -44,7 +45,7 @@ MANIFEST_OF: dict[Ecosystem, str] = {
     Ecosystem.NPM: "package.json", Ecosystem.PNPM: "package.json", Ecosystem.YARN: "package.json",
     Ecosystem.BUN: "package.json", Ecosystem.CARGO: "Cargo.toml", Ecosystem.UV: "pyproject.toml",
     Ecosystem.POETRY: "pyproject.toml", Ecosystem.PIP_TOOLS: "requirements.in", Ecosystem.GO: "go.mod",
-    Ecosystem.PIXI: "pixi.toml",
+    Ecosystem.PIXI: "pixi.toml", Ecosystem.MAVEN: "pom.xml", Ecosystem.GRADLE: "gradle/libs.versions.toml",
 }
 # npm, yarn, pnpm and bun never expand a member glob into node_modules or a dot folder; Cargo's and
 # uv's globs do (go.work names its modules one by one).
@@ -117,7 +118,7 @@ def discover_workspace(workdir: Path, ecosystem: Ecosystem | str, root: str,
         uv_ws = ((_raw_toml(workdir / root_manifest).get("tool") or {}).get("uv") or {}).get("workspace") or {}
         globs += [f"!{e}" for e in uv_ws.get("exclude") or []]
     globs += list(extra_members)
-    dirs = _expand(workdir, eco, root, globs, manifest)
+    dirs = _maven_modules(workdir, root, globs) if eco == Ecosystem.MAVEN else _expand(workdir, eco, root, globs, manifest)
     if root_model is not None and root_model.package_name and root not in dirs:
         dirs.insert(0, root)
     for directory in dirs:
@@ -129,11 +130,29 @@ def discover_workspace(workdir: Path, ecosystem: Ecosystem | str, root: str,
         ws.models[name] = model
         ws.graph.add_node(name)
     for name, model in ws.models.items():
+        if model.parent in ws.models and model.parent != name:
+            ws.graph.add_edge(name, model.parent, group="parent")   # a Maven module after its parent
         for (group, dep_name), value in model.deps.items():
             target = member_target(ws, ws.members[name], dep_name, value.source, value.package)
             if target is not None and target != name:
                 ws.graph.add_edge(name, target, group=group)
     return ws
+
+
+def _maven_modules(workdir: Path, root: str, modules: Iterable[str]) -> list[str]:
+    """The folders of a Maven build's modules, an aggregator's own modules included (a module path
+    is a folder, not a glob; `../x` reaches outside the root's folder as Maven allows)."""
+    found: list[str] = []
+    queue = [(root, module) for module in modules]
+    while queue:
+        parent, module = queue.pop(0)
+        directory = join(parent, normalize_member(module))
+        if directory in found or not (workdir / directory / "pom.xml").is_file():
+            continue
+        found.append(directory)
+        model = _model(workdir, join(directory, "pom.xml"), Ecosystem.MAVEN)
+        queue += [(directory, inner) for inner in (model.members if model is not None else ())]
+    return sorted(found)
 
 
 def _raw_toml(path: Path) -> dict:
@@ -153,10 +172,14 @@ def member_target(ws: Workspace, from_dir: str, dep_name: str, source, package: 
         target_dir = join(from_dir, str(src["path"]))
         return ws.name_at(target_dir)
     real = _package_name(ws.ecosystem, (package or dep_name).split(";")[0].strip())
+    if ws.ecosystem == Ecosystem.MAVEN:
+        real = ":".join(real.split(":")[:2])     # a module's test-jar is still that module
     if real not in ws.members:
         return None
-    if ws.ecosystem in (Ecosystem.NPM, Ecosystem.YARN, Ecosystem.BUN, Ecosystem.PNPM, Ecosystem.GO):
-        return real          # npm links a member whose name matches; go.work uses the member module
+    if ws.ecosystem in (Ecosystem.NPM, Ecosystem.YARN, Ecosystem.BUN, Ecosystem.PNPM, Ecosystem.GO, Ecosystem.MAVEN):
+        # npm links a member whose name matches; go.work uses the member module; Maven's reactor
+        # builds the module a dependency names by groupId:artifactId
+        return real
     if ws.ecosystem == Ecosystem.UV:
         if src.get("workspace"):
             return real

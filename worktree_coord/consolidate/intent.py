@@ -34,6 +34,8 @@ class Ecosystem(str, enum.Enum):
     PIP_TOOLS = "pip-tools"
     GO = "go"
     PIXI = "pixi"
+    MAVEN = "maven"
+    GRADLE = "gradle"
 
 
 class Op(str, enum.Enum):

@@ -18,4 +18,5 @@ LOCKFILE_ECOSYSTEMS: dict[str, str] = {
     "go.sum": "go",
     "go.work.sum": "go",
     "pixi.lock": "pixi",
+    "gradle.lockfile": "gradle",
 }

@@ -14,6 +14,7 @@ Invariants:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import field
@@ -93,6 +94,7 @@ class ManifestModel:
     overrides: dict[str, str] = field(default_factory=dict)
     runtime: dict[str, str] = field(default_factory=dict)
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)   # uv [tool.uv.sources], by normalized name
+    parent: str | None = None      # the package this manifest inherits from (Maven's <parent>)
     document: Any = field(default=None, compare=False, repr=False)     # the plain parsed file (setting intents read it)
 
     def dep_names(self) -> set[str]:
@@ -443,6 +445,77 @@ def read_pixi_toml(path: str, data: bytes) -> ManifestModel:
     return model
 
 
+# ------------------------------------------------------------------------------------------ Maven
+
+def read_pom(path: str, data: bytes) -> ManifestModel:
+    """pom.xml: each dependency keyed by ("dependencies" or "dependencyManagement", its
+    groupId:artifactId[:type[:classifier]]), its version the spec (`${guava.version}` as written) and
+    scope, optional and exclusions its options; `<modules>` the members; the project's `<version>`;
+    each `<properties>` entry a setting `properties.NAME` and every other top-level element (`<build>`,
+    `<profiles>`, `<parent>`) a setting carried whole, as written."""
+    from worktree_coord.consolidate.pom import element_text, read_facts
+
+    facts = read_facts(path, data)
+    document: dict[str, Any] = {}      # in the file's order: a new element's neighbour is read from it
+    for element in facts.root.children:
+        if element.name in facts.others:
+            document[element.name] = element_text(data, element)
+        elif element.name == "properties":
+            document["properties"] = {name: found.text.strip() for name, found in facts.properties.items()}
+    model = ManifestModel(Ecosystem.MAVEN, package_name=facts.coordinates, version=facts.version,
+                          members=tuple(normalize_member(m) for m in facts.modules), parent=facts.parent,
+                          document=document)
+    for group, found in facts.dependencies.items():
+        for key, dependency in found.items():
+            model.deps[(group, key)] = dep_value(spec=dependency.version, options=dependency.options,
+                                                 text=element_text(data, dependency.element))
+    return model
+
+
+# ----------------------------------------------------------------------------------------- Gradle
+
+GRADLE_CATALOG_GROUPS = ("libraries", "plugins")
+
+
+def gradle_catalog_entry(group: str, value: Any) -> DepValue:
+    """A library or plugin of a Gradle version catalog, however it is written: `"g:a:1.0"`,
+    `{ module = "g:a", version = "1.0" }`, `{ group = "g", name = "a", version.ref = "x" }` (one
+    value: the version the spec, the module or plugin id and a `version.ref` the options)."""
+    value = plain(value)
+    if isinstance(value, str):
+        if group == "plugins":
+            return dep_value(spec=None, options=(("id", value),))
+        parts = value.split(":")
+        if len(parts) not in (2, 3):
+            raise ManifestParseError(f"a Gradle catalog library must be group:name[:version], got {value!r}")
+        return dep_value(spec=parts[2] if len(parts) == 3 else None, options=(("module", ":".join(parts[:2])),))
+    if not isinstance(value, dict):
+        raise ManifestParseError(f"a Gradle catalog entry must be a string or a table, got {value!r}")
+    table = dict(value)
+    if "group" in table and "name" in table:
+        table["module"] = f"{table.pop('group')}:{table.pop('name')}"
+    version = table.pop("version", None)
+    spec = version if isinstance(version, str) else None
+    if isinstance(version, dict):     # version.ref = "x", or a rich version { strictly, prefer, ... }
+        table.update({f"version.{key}": item for key, item in version.items()})
+    return dep_value(spec=spec, options=_pairs(table) or ())
+
+
+def read_gradle_catalog(path: str, data: bytes) -> ManifestModel:
+    """gradle/libs.versions.toml: each `[libraries]` and `[plugins]` entry keyed by (its table, its
+    alias); `[versions]` and `[bundles]` are settings, key by key."""
+    parsed = load_toml(path, data)
+    doc = plain(parsed)
+    model = ManifestModel(Ecosystem.GRADLE, document=doc)
+    for group in GRADLE_CATALOG_GROUPS:
+        for alias, value in (doc.get(group) or {}).items():
+            entry = gradle_catalog_entry(group, value)
+            # the value as written (`"g:a:1.0"` or its inline table): what consolidation writes back
+            text = parsed[group][alias].as_string().strip()
+            model.deps[(group, alias)] = dataclasses.replace(entry, text=text)
+    return model
+
+
 # ------------------------------------------------------------------------------------------- pnpm
 
 def read_pnpm_workspace(path: str, data: bytes) -> ManifestModel:
@@ -476,4 +549,8 @@ def read_manifest(path: str, data: bytes, ecosystem: Ecosystem | None = None) ->
         return read_go_mod(path, data)
     if kind.format == "pixi":
         return read_pixi_toml(path, data)
+    if kind.format == "pom":
+        return read_pom(path, data)
+    if kind.format == "gradle-catalog":
+        return read_gradle_catalog(path, data)
     return read_pnpm_workspace(path, data)

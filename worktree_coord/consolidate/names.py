@@ -26,6 +26,8 @@ MANIFESTS: dict[str, tuple[str, Ecosystem]] = {
     "go.work": ("go.work", Ecosystem.GO),
     "pnpm-workspace.yaml": ("pnpm-workspace", Ecosystem.PNPM),
     "pixi.toml": ("pixi", Ecosystem.PIXI),
+    "pom.xml": ("pom", Ecosystem.MAVEN),
+    "libs.versions.toml": ("gradle-catalog", Ecosystem.GRADLE),   # Gradle's version catalog, gradle/ of its build
 }
 REQUIREMENTS = re.compile(r"requirements.*\.(txt|in)")
 
@@ -40,6 +42,8 @@ LOCKED_BY: dict[str, frozenset[Ecosystem]] = {
     "go.mod": frozenset({Ecosystem.GO}),
     "go.work": frozenset({Ecosystem.GO}),
     "pixi": frozenset({Ecosystem.PIXI}),
+    "pom": frozenset(),            # Maven locks nothing: a pom.xml is its own pin
+    "gradle-catalog": frozenset({Ecosystem.GRADLE}),
     "requirements": frozenset(),   # pip-compile's lock is the requirements.txt it writes, never another tool's
 }
 
@@ -48,7 +52,7 @@ LOCKED_BY: dict[str, frozenset[Ecosystem]] = {
 class FileKind:
     kind: str            # "manifest" | "lockfile"
     format: str          # "package.json", "cargo", "pyproject", "requirements", "go.mod", "go.work", "pnpm-workspace",
-    #                      "pixi", "lock"
+    #                      "pixi", "pom", "gradle-catalog", "lock"
     ecosystem: Ecosystem
 
 

@@ -211,6 +211,13 @@ def _where(key: tuple[str, ...]) -> str:
 def _shown(value: str | None, intent: Intent) -> str:
     """A value in a message: a setting's JSON as it is (`"vitest"`, `120`), a spec quoted."""
     if intent.op in (Op.SET_KEY, Op.REMOVE_KEY):
+        try:
+            block = settings.decode(value)
+        except ValueError:        # a value JSON could not carry, shown as its repr (settings.value_at)
+            block = None
+        if isinstance(block, str) and block.strip().count("\n") > 1:
+            # a whole block (a pom.xml's <build>): its first line and its size, not all of it
+            return f"{block.strip().splitlines()[0]}... ({len(block.strip().splitlines())} lines)"
         return "absent" if value is None else value
     return repr(value)
 

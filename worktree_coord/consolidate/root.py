@@ -12,7 +12,7 @@ Invariants:
 - any other relock failure bisects the ordered changes (apply a prefix, relock) to name the first
   change that breaks it, drops it as a culprit and consolidates the rest;
 - a base lockfile holding conflict markers is refused (FAILED) before anything is written;
-- a root that locks nothing (no lockfile; npm, uv, Poetry, Cargo) has its manifests edited and
+- a root that locks nothing (no lockfile; npm, uv, Poetry, Cargo; Maven has none at all) has its manifests edited and
   verified, and is not relocked, unless a relock intent asks for the lockfile; nor is a root whose
   every intent sets a key no lockfile records (`settings.LOCK_NEUTRAL`: a lint, a test script); when
   a root's relock cannot run (no network, no tool), those settings are applied on their own and
@@ -59,7 +59,7 @@ MAX_CULPRITS = 8
 # Ecosystems where committing a lockfile is the project's choice (libraries often lock nothing):
 # a root without one has its manifests edited and is not relocked, so consolidation never adds a
 # lockfile the project does not track (unless a task asked for one: a relock intent). Go is not among them: go.sum is what makes a module build.
-OPTIONAL_LOCK = (Ecosystem.NPM, Ecosystem.UV, Ecosystem.POETRY, Ecosystem.CARGO, Ecosystem.PIXI)
+OPTIONAL_LOCK = (Ecosystem.NPM, Ecosystem.UV, Ecosystem.POETRY, Ecosystem.CARGO, Ecosystem.PIXI, Ecosystem.GRADLE)
 
 
 class _Snapshot:
@@ -94,7 +94,8 @@ class _Snapshot:
 def _touchable(workdir: Path, adapter: ToolAdapter, eco: Ecosystem, root: str, changes: Iterable[Change],
                members: Collection[str]) -> list[str]:
     manifest = MANIFEST_OF[eco]
-    paths = [adapter.lockfile, join(root, manifest), *(c.intent.manifest for c in changes)]
+    lockfile = [adapter.lockfile] if adapter.lock_name else []     # Maven has none
+    paths = [*lockfile, join(root, manifest), *(c.intent.manifest for c in changes)]
     paths += [join(m, manifest) for m in members]
     return paths + adapter.touchable(members)
 
@@ -271,7 +272,7 @@ def consolidate_root(
     # requirements.txt by hand (httpx pins its tooling there): it is edited, nothing is compiled.
     hand_kept = eco == Ecosystem.PIP_TOOLS and not (workdir / join(root, MANIFEST_OF[eco])).is_file()
     # (a relock intent asks for the lockfile itself: a task that created or edited one)
-    lockless = hand_kept or (eco in OPTIONAL_LOCK and not any(i.op == Op.RELOCK for i in intents)
+    lockless = hand_kept or not adapter.lock_name or (eco in OPTIONAL_LOCK and not any(i.op == Op.RELOCK for i in intents)
                              and not any((workdir / lockfile).is_file() for lockfile in adapter.lockfiles()))
     # Settings no lockfile records (a lint, a test script) are committed without a relock, so they
     # never wait for the network; one intent of any other kind and the root relocks as always.
@@ -425,7 +426,7 @@ def _applied_warnings(adapter: ToolAdapter, root: str, eco: Ecosystem, *, hand_k
     elif lockless and tool:
         warnings += (f"{root or '.'} is a {tool} project that commits no lockfile: its pyproject.toml was edited and "
                      f"nothing was relocked (a {adapter.lock_name} committed there would be kept current)",)
-    elif lockless:
+    elif lockless and adapter.lock_name:     # (an ecosystem with no lockfile at all, Maven, says nothing)
         warnings += (f"{root or '.'} has no {adapter.lock_name}: its manifests were edited and nothing was relocked "
                      f"(the project locks nothing; commit a {adapter.lock_name} to have consolidation keep it current)",)
     if diff.unexplained:

@@ -36,7 +36,7 @@ from typing import Any
 from ..frozen import value_class
 
 SETTINGS_GROUP = "settings"
-FORMATS = frozenset({"package.json", "cargo", "pyproject", "pnpm-workspace", "pixi"})
+FORMATS = frozenset({"package.json", "cargo", "pyproject", "pnpm-workspace", "pixi", "pom", "gradle-catalog"})
 TOP_LEVEL_ONLY = frozenset({"pnpm-workspace"})   # edited as whole top-level blocks (line edits, not a YAML round trip)
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")

@@ -293,6 +293,56 @@ def pep440_intervals(spec: str) -> list[Interval]:
     return result
 
 
+# ------------------------------------------------------------------------------------------ Maven
+
+_MAVEN_RANGE = re.compile(r"\s*([\[(])\s*([^,\])]*?)\s*(?:(,)\s*([^\])]*?)\s*)?([\])])\s*(?:,|$)")
+
+
+def maven_version(text: str) -> tuple[tuple[int, Any], ...]:
+    """A Maven version as a comparable key: its `.`/`-` items, numbers as numbers, trailing zeros
+    dropped (Maven's `1.0` is `1`). Qualifiers (`-jre`, `-SNAPSHOT`) compare as text: enough to
+    tell two versions apart, not to order them as Maven does, so a range never bounds one."""
+    items = re.split(r"[.-]", text.strip())
+    if not text.strip() or "" in items or "$" in text or "+" in text:     # `1.+`: Gradle's prefix
+        raise Undecidable(text)
+    key = [(0, int(item)) if item.isdigit() else (1, item.lower()) for item in items]
+    while len(key) > 1 and key[-1] == (0, 0):
+        key.pop()
+    return tuple(key)
+
+
+def _maven_bound(text: str) -> tuple[tuple[int, Any], ...]:
+    key = maven_version(text)
+    if any(kind for kind, _ in key):
+        raise Undecidable(text)      # a qualifier's order against numbers is Maven's own rule
+    return key
+
+
+def maven_intervals(spec: str) -> list[Interval]:
+    """A Maven version spec: a bare version (`2.10.1`: the version the module gets, unless a nearer
+    declaration says otherwise) is that one version; a range (`[1.0,2.0)`, `(,1.0],[1.2,)`, `[1.5]`)
+    its union of intervals; a property reference (`${guava.version}`) is not decided here."""
+    text = spec.strip()
+    if not text.startswith(("[", "(")):
+        point = maven_version(text)
+        return [(point, True, point, True)]
+    out: list[Interval] = []
+    at = 0
+    while at < len(text):
+        match = _MAVEN_RANGE.match(text, at)
+        if match is None:
+            raise Undecidable(spec)
+        opening, low, comma, high, closing = match.groups()
+        if not comma:                       # `[1.5]`: exactly that version
+            point = _maven_bound(low)
+            out.append((point, True, point, True))
+        else:
+            out.append((_maven_bound(low) if low else None, opening == "[",
+                        _maven_bound(high) if high else None, closing == "]"))
+        at = match.end()
+    return out
+
+
 # ------------------------------------------------------------------------------------------ facade
 
 def _poetry_semver(ecosystem: Ecosystem, spec: str | None) -> bool:
@@ -318,6 +368,8 @@ def intervals(ecosystem: Ecosystem, spec: str | None) -> list[Interval]:
         return npm_intervals(spec)
     if ecosystem == Ecosystem.CARGO:
         return cargo_intervals(spec)
+    if ecosystem in (Ecosystem.MAVEN, Ecosystem.GRADLE):     # Gradle reads Maven's version and range syntax
+        return maven_intervals(spec)
     if _poetry_semver(ecosystem, spec):
         return _as_versions(cargo_intervals(spec))    # poetry's caret/tilde/bare-version semantics
     if ecosystem in (Ecosystem.UV, Ecosystem.PIP_TOOLS, Ecosystem.POETRY):
@@ -365,6 +417,8 @@ def conjunction(ecosystem: Ecosystem, a: str, b: str) -> str | None:
 
 
 def _version_point(ecosystem: Ecosystem, version: str, spec: str | None) -> Any:
+    if ecosystem in (Ecosystem.MAVEN, Ecosystem.GRADLE):
+        return maven_version(version)
     if not _triples(ecosystem, spec):
         return Version(version)
     m = re.fullmatch(r"v?(\d+)\.(\d+)\.(\d+)", version)

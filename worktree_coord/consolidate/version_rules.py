@@ -25,6 +25,7 @@ class Versions(str, enum.Enum):
     HIGHEST_MINIMUM = "highest_minimum"  # a requirement is a minimum; the highest one is chosen
     ONE_PER_FILE = "one_per_file"  # each requirements file is compiled on its own
     ONE_PER_ENVIRONMENT = "one_per_environment"  # one per environment: features a manifest pins apart may differ
+    NEAREST = "nearest"        # one per module's classpath: the declaration nearest the module wins
 
 
 VERSIONS: dict[Ecosystem, Versions] = {
@@ -38,6 +39,8 @@ VERSIONS: dict[Ecosystem, Versions] = {
     Ecosystem.BUN: Versions.NESTED,
     Ecosystem.GO: Versions.HIGHEST_MINIMUM,
     Ecosystem.PIXI: Versions.ONE_PER_ENVIRONMENT,   # dask pins numpy =1.24 in one feature, =2.4 in another
+    Ecosystem.GRADLE: Versions.HIGHEST_MINIMUM,   # Gradle's conflict resolution takes the highest requested
+    Ecosystem.MAVEN: Versions.NEAREST,   # Maven's mediation: a module's own version, else its parent's managed one
 }
 
 _unruled = set(Ecosystem) - set(VERSIONS)

@@ -608,6 +608,10 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             from ..check.reserved_edits import unreadable_manifest_notes
 
             notes += unreadable_manifest_notes(changes, self.git.read_blob)
+        if any(c.path.endswith((".gradle", ".gradle.kts")) for c in changes):
+            from ..check.gradle_builds import gradle_build_notes
+
+            notes += gradle_build_notes(changes, self.git.read_blob)
         if reserved:
             notes.append("reserved-file edits are kept aside on the branch for the consolidation phase")
             carried = {i.manifest for i in derived}

@@ -14,6 +14,8 @@ from worktree_coord.consolidate.adapters.base import (
 )
 from worktree_coord.consolidate.adapters.cargo import CargoAdapter
 from worktree_coord.consolidate.adapters.go import GoAdapter
+from worktree_coord.consolidate.adapters.gradle import GradleAdapter
+from worktree_coord.consolidate.adapters.maven import MavenAdapter
 from worktree_coord.consolidate.adapters.npm import NpmAdapter
 from worktree_coord.consolidate.adapters.pip_tools import PipToolsAdapter
 from worktree_coord.consolidate.adapters.pixi import PixiAdapter
@@ -34,6 +36,8 @@ ADAPTERS: dict[Ecosystem, type[ToolAdapter]] = {
     Ecosystem.PNPM: PnpmAdapter,
     Ecosystem.YARN: YarnAdapter,
     Ecosystem.PIXI: PixiAdapter,
+    Ecosystem.MAVEN: MavenAdapter,
+    Ecosystem.GRADLE: GradleAdapter,
 }
 
 
@@ -48,5 +52,5 @@ def adapter_for(ecosystem: Ecosystem | str, workdir: Path, root: str, *, config:
     return cls(workdir, root, config=config, env=env)
 
 
-__all__ = ["ADAPTERS", "CargoAdapter", "EcosystemAdapter", "FailureKind", "GoAdapter", "NpmAdapter", "PipToolsAdapter", "PixiAdapter", "PnpmAdapter", "PoetryAdapter", "ToolAdapter",
+__all__ = ["ADAPTERS", "CargoAdapter", "EcosystemAdapter", "FailureKind", "GoAdapter", "GradleAdapter", "MavenAdapter", "NpmAdapter", "PipToolsAdapter", "PixiAdapter", "PnpmAdapter", "PoetryAdapter", "ToolAdapter",
            "ToolConfig", "ToolRun", "UvAdapter", "YarnAdapter", "adapter_for"]

@@ -208,6 +208,7 @@ INSTALL_HINTS = {
     "poetry": "pip install poetry, or pipx install poetry",
     "pip-compile": "pip install pip-tools",
     "pixi": "see https://pixi.sh (it is not on PyPI or npm)",
+    "gradle": "see https://gradle.org/install/, or run the build's own ./gradlew",
 }
 
 

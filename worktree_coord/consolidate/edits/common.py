@@ -36,5 +36,13 @@ def edit_manifest(path: str, data: bytes | None, intent: Intent) -> bytes:
         from worktree_coord.consolidate.edits import pixi_toml
 
         return pixi_toml.edit(path, data, intent)
+    if kind is not None and kind.format == "gradle-catalog":
+        from worktree_coord.consolidate.edits import gradle_catalog
+
+        return gradle_catalog.edit(path, data, intent)
+    if kind is not None and kind.format == "pom":
+        from worktree_coord.consolidate.edits import pom_xml
+
+        return pom_xml.edit(path, data, intent)
     raise EditError(f"no structural editor for {path} (intent {intent.intent_id})",
                     fix="apply this intent with the ecosystem's own tool, or edit the file in a task")

@@ -5,26 +5,11 @@ key order and the place the task wrote a new dependency are kept (edits/placemen
 
 from __future__ import annotations
 
-from worktree_coord.consolidate.edits.toml_values import edit_setting, set_dep, table_dependency, table_path
-from worktree_coord.consolidate.intent import Intent, Op
+from worktree_coord.consolidate.edits.toml_values import edit_keyed_tables, set_dep, table_dependency
+from worktree_coord.consolidate.intent import Intent
 from worktree_coord.consolidate.settings import parse_key
-from worktree_coord.consolidate.textformat import dump_toml, load_toml
-from worktree_coord.errors import EditError
 
 
 def edit(path: str, data: bytes, intent: Intent) -> bytes:
-    doc = load_toml(path, data)
-    op = intent.op
-    if op in (Op.ADD_DEP, Op.SET_SPEC):
-        set_dep(table_path(doc, list(parse_key(intent.group)), create=True), intent.name, table_dependency(intent),
-                intent)
-    elif op == Op.REMOVE_DEP:
-        table = table_path(doc, list(parse_key(intent.group)), create=False)
-        if table is not None and intent.name in table:
-            del table[intent.name]
-    elif op in (Op.SET_KEY, Op.REMOVE_KEY):
-        edit_setting(doc, intent)
-    else:
-        raise EditError(f"{path}: intent {intent.intent_id} ({op.value} {intent.name}) has no pixi.toml form",
-                        fix="edit pixi.toml in a task that owns it, or declare a dependency or setting intent")
-    return dump_toml(doc, data)
+    return edit_keyed_tables(path, data, intent, list(parse_key(intent.group)),
+                             lambda table: set_dep(table, intent.name, table_dependency(intent), intent), "pixi.toml")

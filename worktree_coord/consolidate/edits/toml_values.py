@@ -289,3 +289,28 @@ def set_dep(container, name: str, value: Any, intent: Intent) -> None:
         container[name] = item
     else:
         put_key_at(container, name, item, slot(list(container.keys()), intent, name))
+
+
+def edit_keyed_tables(path: str, data: bytes, intent: Intent, table: list[str], put, form: str) -> bytes:
+    """One intent on a TOML manifest whose dependencies sit in tables keyed by name (pixi.toml, a
+    Gradle version catalog): `put(container)` writes the dependency into its table (`table`, created
+    when missing); a removal deletes its key; any other key is a setting. `form` names the file
+    in the error of an op it has no form for."""
+    from worktree_coord.consolidate.intent import Op
+    from worktree_coord.consolidate.textformat import dump_toml, load_toml
+    from worktree_coord.errors import EditError
+
+    doc = load_toml(path, data)
+    op = intent.op
+    if op in (Op.ADD_DEP, Op.SET_SPEC):
+        put(table_path(doc, table, create=True))
+    elif op == Op.REMOVE_DEP:
+        found = table_path(doc, table, create=False)
+        if found is not None and intent.name in found:
+            del found[intent.name]
+    elif op in (Op.SET_KEY, Op.REMOVE_KEY):
+        edit_setting(doc, intent)
+    else:
+        raise EditError(f"{path}: intent {intent.intent_id} ({op.value} {intent.name}) has no {form} form",
+                        fix=f"edit {form} in a task that owns it, or declare a dependency or setting intent")
+    return dump_toml(doc, data)

@@ -1,0 +1,221 @@
+"""Maven's pom.xml as a tree of elements that know their byte positions, and what it declares.
+
+Stage: reading (for the manifest model) and editing (edits/pom_xml.py anchors its text edits on the
+positions). Input: a pom.xml's bytes. Output: `Element`s (name, text, children, the byte span of the
+whole element, of its start tag and of its content) and `PomFacts` (coordinates, parent, version,
+dependencies of `<dependencies>` and `<dependencyManagement>`, modules, properties, and every other
+top-level element as its text).
+Why positions: an XML library that builds a tree and writes it back respells what it did not
+change (ElementTree drops comments; lxml rewrites the XML declaration's quotes and `<a></a>`), and
+a pom.xml is read by people as much as by Maven. The parser is the standard library's expat (strict:
+a pom.xml that is not well-formed, conflict markers included, is refused); an edit replaces or
+inserts bytes between positions it read, and everything else stays as it was, byte for byte.
+"""
+
+from __future__ import annotations
+
+import xml.parsers.expat
+from dataclasses import field
+
+from worktree_coord.consolidate.textformat import ManifestParseError
+
+from ..frozen import value_class
+
+# The children of a `<dependency>` that name it: Maven keys a dependency by groupId, artifactId,
+# type and classifier (a `test-jar` of a module is another dependency than its jar).
+COORDINATES = ("groupId", "artifactId")
+# The top-level elements the intent model carries key by key; every other one is a setting carried
+# whole (its text as written).
+MODELED_ELEMENTS = ("dependencies", "dependencyManagement", "modules", "properties", "version")
+
+
+@value_class(frozen=False)
+class Element:
+    name: str
+    start: int                 # offset of its `<`
+    content_start: int         # offset just after its start tag's `>`
+    content_end: int = 0       # offset of its end tag's `<` (= end for an empty element `<x/>`)
+    end: int = 0               # offset just after the element
+    text: str = ""             # the character data directly inside it
+    children: list["Element"] = field(default_factory=list)
+
+    def child(self, name: str) -> "Element | None":
+        return next((c for c in self.children if c.name == name), None)
+
+    def child_text(self, name: str) -> str | None:
+        found = self.child(name)
+        return found.text.strip() if found is not None else None
+
+    def all(self, name: str) -> list["Element"]:
+        return [c for c in self.children if c.name == name]
+
+    @property
+    def empty(self) -> bool:
+        return self.content_end == self.end
+
+
+def _tag_end(data: bytes, start: int) -> int:
+    """The offset just after the `>` of the tag starting at `start` (quotes respected)."""
+    quote = 0
+    for index in range(start + 1, len(data)):
+        byte = data[index]
+        if quote:
+            if byte == quote:
+                quote = 0
+        elif byte in (0x22, 0x27):
+            quote = byte
+        elif byte == 0x3E:
+            return index + 1
+    return len(data)
+
+
+def parse(path: str, data: bytes) -> Element:
+    """The root element of an XML file, every element with its byte span; a file that is not
+    well-formed XML is refused (`ManifestParseError`), naming the line."""
+    parser = xml.parsers.expat.ParserCreate()
+    stack: list[Element] = []
+    root: list[Element] = []
+
+    def start(name: str, _attributes: dict) -> None:
+        at = parser.CurrentByteIndex
+        end = _tag_end(data, at)
+        element = Element(name, at, end)
+        if data[end - 2:end] == b"/>":
+            element.content_end = element.end = end
+        if stack:
+            stack[-1].children.append(element)
+        else:
+            root.append(element)
+        stack.append(element)
+
+    def finish(_name: str) -> None:
+        element = stack.pop()
+        if not element.end:
+            at = parser.CurrentByteIndex
+            element.content_end, element.end = at, _tag_end(data, at)
+
+    def characters(text: str) -> None:
+        if stack:
+            stack[-1].text += text
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = finish
+    parser.CharacterDataHandler = characters
+    try:
+        parser.Parse(data, True)
+    except xml.parsers.expat.ExpatError as exc:
+        raise ManifestParseError(f"{path} is not well-formed XML: {exc}",
+                                 fix=f"correct {path} at line {exc.lineno} (conflict markers, an unclosed tag)") from None
+    return root[0]
+
+
+@value_class
+class PomDependency:
+    key: str                   # groupId:artifactId, then :type and :classifier when they are not the jar
+    version: str | None
+    options: tuple[tuple[str, object], ...]   # scope, optional, exclusions (sorted groupId:artifactId)...
+    element: Element
+
+
+@value_class
+class PomFacts:
+    root: Element
+    coordinates: str | None    # groupId:artifactId (the groupId may be the parent's)
+    parent: str | None         # the parent's groupId:artifactId
+    version: str | None
+    dependencies: dict[str, dict[str, PomDependency]]   # "dependencies" | "dependencyManagement" -> key -> it
+    modules: list[str]
+    properties: dict[str, Element]
+    others: dict[str, Element]  # every other top-level element, by name
+
+
+def dependency_key(element: Element) -> str:
+    group, artifact = element.child_text("groupId") or "", element.child_text("artifactId") or ""
+    kind, classifier = element.child_text("type") or "jar", element.child_text("classifier") or ""
+    key = f"{group}:{artifact}"
+    if kind != "jar" or classifier:
+        key += f":{kind}" + (f":{classifier}" if classifier else "")
+    return key
+
+
+def _dependency(element: Element) -> PomDependency:
+    options: list[tuple[str, object]] = []
+    for child in element.children:
+        if child.name in (*COORDINATES, "version", "type", "classifier"):
+            continue
+        if child.name == "exclusions":
+            excluded = sorted(f"{e.child_text('groupId') or ''}:{e.child_text('artifactId') or ''}"
+                              for e in child.all("exclusion"))
+            options.append(("exclusions", tuple(excluded)))
+        else:
+            options.append((child.name, child.text.strip()))
+    return PomDependency(dependency_key(element), element.child_text("version"), tuple(sorted(options)), element)
+
+
+def dependency_list(project: Element, group: str) -> Element | None:
+    """The `<dependencies>` element of `group` ("dependencies" or "dependencyManagement")."""
+    holder = project if group == "dependencies" else project.child("dependencyManagement")
+    return holder.child("dependencies") if holder is not None else None
+
+
+def read_facts(path: str, data: bytes) -> PomFacts:
+    project = parse(path, data)
+    if project.name != "project":
+        raise ManifestParseError(f"{path}: the root element is <{project.name}>, not <project>",
+                                 fix=f"make {path} a Maven POM (its root element <project>)")
+    dependencies: dict[str, dict[str, PomDependency]] = {}
+    for group in ("dependencies", "dependencyManagement"):
+        listed = dependency_list(project, group)
+        found: dict[str, PomDependency] = {}
+        for element in listed.all("dependency") if listed is not None else []:
+            dependency = _dependency(element)
+            if dependency.key in found:
+                raise ManifestParseError(f"{path}: {dependency.key} is declared twice in <{group}>",
+                                         fix=f"keep one <dependency> for {dependency.key} in {path}")
+            found[dependency.key] = dependency
+        dependencies[group] = found
+    parent = project.child("parent")
+    parent_key = f"{parent.child_text('groupId')}:{parent.child_text('artifactId')}" if parent is not None else None
+    group = project.child_text("groupId") or (parent.child_text("groupId") if parent is not None else None)
+    artifact = project.child_text("artifactId")
+    modules_element = project.child("modules")
+    properties_element = project.child("properties")
+    properties: dict[str, Element] = {}
+    for element in properties_element.children if properties_element is not None else []:
+        if element.name in properties:
+            raise ManifestParseError(f"{path}: the property {element.name} is set twice in <properties>",
+                                     fix=f"keep one <{element.name}> in {path}")
+        properties[element.name] = element
+    others: dict[str, Element] = {}
+    for element in project.children:
+        if element.name in MODELED_ELEMENTS:
+            continue
+        if element.name in others:
+            raise ManifestParseError(f"{path}: <{element.name}> appears twice in <project>",
+                                     fix=f"keep one <{element.name}> in {path}")
+        others[element.name] = element
+    return PomFacts(
+        root=project,
+        coordinates=f"{group}:{artifact}" if group and artifact else None,
+        parent=parent_key,
+        version=project.child_text("version"),
+        dependencies=dependencies,
+        modules=[m.text.strip() for m in modules_element.all("module")] if modules_element is not None else [],
+        properties=properties,
+        others=others,
+    )
+
+
+def element_text(data: bytes, element: Element) -> str:
+    """The element as written, from the start of its line when only its indentation precedes it
+    there (the column it was written at travels with it) to the end of its end tag."""
+    line = data.rfind(b"\n", 0, element.start) + 1
+    start = line if not data[line:element.start].strip() else element.start
+    return data[start:element.end].decode("utf-8")
+
+
+def outside_project(path: str, data: bytes) -> bytes:
+    """What a pom.xml holds around its `<project>`'s content: the XML declaration, comments before
+    it, the start tag with its attributes (namespaces, schema location) and the end tag."""
+    project = parse(path, data)
+    return data[:project.content_start] + data[project.content_end:]
