@@ -627,7 +627,7 @@ _PROFILE_KEYS = frozenset({
     "name", "grammar", "grammar_function", "extensions", "filenames", "comments", "terminators", "containers",
     "declarations", "labels", "data", "anchored", "repeatable", "order_sensitive", "deferred", "name_kinds",
     "variant_markers", "lazy_annotations", "binds", "semantic", "claims", "section_opener", "parse_aliases",
-    "union_when_added_twice", "added_twice_conflict"})
+    "union_when_added_twice", "added_twice_conflict", "code"})
 _CONTAINER_KEYS = frozenset({"kind", "parent", "unordered", "member_field", "separator", "keep_sorted", "parent_key",
                              "top_level", "statements", "commute"})
 
