@@ -38,6 +38,7 @@ import tree_sitter
 from ...frozen import value_class
 from ..lines.linediff import added_lines, added_text, edited_lines, follow, lines_text, touched_lines
 from ..languages.profiles import Profile, SemanticRules, SignatureRules, profile_for_path
+from .linked import package_key
 from .reach import NEAR
 from ..result import SemanticFinding
 from .symbols import FUNCTION_KINDS, Definition, Reference, Symbols, extract, visible_import
@@ -414,11 +415,11 @@ def _calls(check: _Check, changes: list[_Change], used_side: str) -> Iterator[Se
         profile = _profile(path)
         if profile is None:
             continue
-        here = path.rsplit("/", 1)[0] if "/" in path else ""
+        here = package_key(path)
         names = {c.definition.name for c in changes
                  if c.definition.name.encode() in data
                  and (c.path == path or tokens[c.path] in data
-                      or (check.package_wide(c.path) and (c.path.rsplit("/", 1)[0] if "/" in c.path else "") == here))}
+                      or (here is not None and check.package_wide(c.path) and package_key(c.path) == here))}
         if not names:
             continue
         added = added_lines(versions.base or b"", data)
@@ -479,7 +480,7 @@ def _target(check: _Check, path: str, reference: Reference,
                 return None
             if merged.binds((), name):
                 return (path, (), name, "bare")
-            if rules.package == "directory":
+            if rules.package in ("directory", "linked"):
                 candidates += [(f, (), name, "bare") for f in check.package_files(path)
                                if check.defined_in_merged((f, (), name))]
     elif receiver in rules.self_receivers or receiver in reference.selves:

@@ -359,6 +359,12 @@ class SemanticRules:
     `own_kinds`: the definition kinds (`@definition.<kind>`) of members no base gives (Rust's enum
     variants: a trait impl adds methods and consts, never a variant): one gone from its type is gone
     though the type declares bases (`@heritage`).
+    `package = "linked"`: every file of the languages so marked shares one package, the linker's
+    (C, C++: a use in any file may mean a definition in any other, merge/checks/linked.py);
+    `file_local`: a pattern of a definition's text before its name that makes it its file's alone
+    (C's `static`); `partial_parse`: a version the parser does not read cleanly is read outside its
+    ERROR nodes, and a name written inside one is never taken as removed (C's macros defeat the
+    parser in most real files).
     """
 
     tags: tuple[str, ...] = ()
@@ -373,7 +379,8 @@ class SemanticRules:
     relative_parents: frozenset[str] = frozenset()  # leading parts meaning "up one directory" (`..`, `super`)
     index_names: frozenset[str] = frozenset()       # files named for their directory (`__init__`, `index`)
     module_binding: str = "full"                    # `import a.b` binds "a.b" (full) or "b" (last part)
-    package: str = "file"                           # "directory": a directory's files share top-level names (Go)
+    package: str = "file"                           # "directory": a directory's files share top-level names (Go);
+                                                    # "linked": every file of the linked languages does (C, C++)
     scopes: tuple[tuple[str, str], ...] = ()        # node kind -> field naming the type whose members it holds
     function_scopes: tuple[tuple[str, str], ...] = ()  # node kind -> field naming it: a function no tag defines
     member_of: tuple[tuple[str, str], ...] = ()     # definition kind -> field naming its type (Go receivers)
@@ -406,6 +413,8 @@ class SemanticRules:
     any_name: tuple[str, ...] = ()                  # a top-level function of this name answers any name asked of its module (`__getattr__`)
     all_members: frozenset[str] = frozenset()       # members every class has (Java's Object methods, `toString`)
     own_kinds: frozenset[str] = frozenset()         # member kinds no base gives (Rust's `variant`): heritage hides none
+    file_local: str = ""                            # a pattern of a definition's text before its name: its file's alone (C's `static`)
+    partial_parse: bool = False                     # a version with ERROR nodes is read outside them (C's macros): linked.py
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -428,7 +437,8 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
-                  "import_statements", "any_name", "all_members", "own_kinds"}
+                  "import_statements", "any_name", "all_members", "own_kinds", "file_local",
+                  "partial_parse"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
                    "transparent", "optional"}
@@ -483,6 +493,7 @@ class Profile:
     section_opener: re.Pattern[str] | None = None   # a line opening a section (Markdown heading): guards.py
     added_twice_conflict: re.Pattern[str] | None = None   # first lines that keep union_when_added_twice off
     parse_aliases: tuple[tuple[bytes, bytes], ...] = ()   # text read as another of equal length, parse only
+    parse_blanks: re.Pattern[bytes] | None = None   # text the parse reads as spaces (C's `LUA_API` before a type)
 
     def parse(self, source: bytes, like: Similar | None = None) -> tree_sitter.Tree:
         """The tree of `source` under this profile's grammar, `parse_aliases` applied (offsets
@@ -497,7 +508,7 @@ class Profile:
         looked for). `source` is then parsed from that tree (reparse.py: tree-sitter re-reads what
         the diff touched), which gives the tree a fresh parse gives."""
         keyed = len(source) <= PARSED_KEPT_SOURCE and type(source) is bytes   # a bytearray: no key
-        key = (self.grammar, self.grammar_function, self.parse_aliases, source)
+        key = (self.grammar, self.grammar_function, (self.parse_aliases, self.parse_blanks), source)
         similar = None
         if keyed or like is not None:
             with _parsed_lock:
@@ -527,6 +538,9 @@ class Profile:
         return tree.copy()
 
     def _aliased(self, source: bytes) -> bytes:
+        if self.parse_blanks is not None:
+            # (spaces of the same length: the tree's offsets stay the source's)
+            source = self.parse_blanks.sub(lambda match: b" " * len(match.group(0)), source)
         if not self.parse_aliases or not any(text in source for text, _ in self.parse_aliases):
             return source
         return _alias_pattern(self.parse_aliases).sub(lambda match: dict(self.parse_aliases)[match.group(0)], source)
@@ -627,7 +641,7 @@ _PROFILE_KEYS = frozenset({
     "name", "grammar", "grammar_function", "extensions", "filenames", "comments", "terminators", "containers",
     "declarations", "labels", "data", "anchored", "repeatable", "order_sensitive", "deferred", "name_kinds",
     "variant_markers", "lazy_annotations", "binds", "semantic", "claims", "section_opener", "parse_aliases",
-    "union_when_added_twice", "added_twice_conflict", "code"})
+    "union_when_added_twice", "added_twice_conflict", "code", "parse_blanks"})
 _CONTAINER_KEYS = frozenset({"kind", "parent", "unordered", "member_field", "separator", "keep_sorted", "parent_key",
                              "top_level", "statements", "commute"})
 
@@ -698,6 +712,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     claims = _claims(raw, source)
     lazy, marker = _lazy_annotations(raw, source)
     added_twice_conflict = _regex_setting(raw, "added_twice_conflict", source)
+    blanks = _regex_setting(raw, "parse_blanks", source)
     opener = _regex_setting(raw, "section_opener", source)
     aliases = _parse_aliases(raw, source)
     binds = _binds(raw, grammar)
@@ -717,6 +732,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         binds=binds, claimed=claims[0] if claims else (), section_opener=opener,
         added_twice_conflict=added_twice_conflict,
         parse_aliases=tuple((text.encode(), alias.encode()) for text, alias in aliases),
+        parse_blanks=None if blanks is None else re.compile(blanks.pattern.encode(), re.MULTILINE),
         semantic=_semantic_rules(raw.get("semantic", {}), source, grammar.kind, grammar.field, grammar.language),
     )
 
@@ -916,7 +932,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
             if not folder or folder.startswith("/") or ".." in folder.split("/"):
                 raise ConfigError(f"language profile {source}: semantic.{key} entry {folder!r} must be a "
                                   "path below the project", fix='write it like "src" or "src/lib.rs"')
-    for key in ("version_suffix", "root_module", "source_sets", "module_replaces", "workspace_modules"):
+    for key in ("version_suffix", "root_module", "source_sets", "module_replaces", "workspace_modules", "file_local"):
         try:
             found = re.compile(text(key, ""))
         except re.error as error:
@@ -935,7 +951,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
             raise ConfigError(f"language profile {source}: semantic.workspace and semantic.workspace_modules go "
                               "together, the pattern with a group (a module's folder), with semantic.root_module",
                               fix='write them like workspace = "go.work" with workspace_modules = "^[ \\t]*(?:use[ \\t]+)?(\\.\\S*)"')
-    for key in ("members_in_scope", "member_imports", "package_types"):
+    for key in ("members_in_scope", "member_imports", "package_types", "partial_parse"):
         if not isinstance(raw.get(key, False), bool):
             raise ConfigError(f"language profile {source}: semantic.{key} must be true or false")
     return SemanticRules(
@@ -945,7 +961,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         module_separator=text("module_separator", "."), module_roots=frozenset(strings("module_roots")),
         relative_parents=frozenset(strings("relative_parents")), index_names=frozenset(strings("index_names")),
         module_binding=text("module_binding", "full", ("full", "last")),
-        package=text("package", "file", ("file", "directory")), scopes=kind_to_field("scopes"),
+        package=text("package", "file", ("file", "directory", "linked")), scopes=kind_to_field("scopes"),
         function_scopes=kind_to_field("function_scopes"),
         member_of=kind_to_field("member_of"), self_fields=kind_to_field("self_fields"), type_names=frozenset(strings("type_names")),
         globals=frozenset(strings("globals")),
@@ -962,7 +978,8 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         star_names=text("star_names", ""), star_hidden=text("star_hidden", ""), star_list=text("star_list", ""),
         star_named=text("star_named", ""),
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
-        own_kinds=frozenset(strings("own_kinds")),
+        own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
+        partial_parse=raw.get("partial_parse", False),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),

@@ -1,0 +1,147 @@
+"""C's names are the linker's: a branch removing or renaming one that another file still uses fails
+`wtc check`, naming every use.
+
+Found driving wtc on lua/lua: a task renaming `luaL_checknumber` in lauxlib.c and lauxlib.h (36 uses
+in 10 other .c files) passed `wtc task check` and `wtc check`; the tree no longer linked. C had no
+semantic profile. Now every C and C++ file shares one package (merge/checks/linked.py): a use in any
+file that neither defines nor declares the name itself may mean a definition in any other, reached
+by word, not by `#include`. What must not block: a `static` function is its file's alone; a name
+still defined anywhere (an `#ifdef` twin, another file's variant) is not removed; a struct field is
+no name of its own; a name inside text the parser could not read (a macro's arguments) is not taken
+as removed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.ci.ci_helpers import commit_all
+from tests.conftest import git, make_repo, write, wtc_in_process
+
+
+def branch(tmp_path: Path, files: dict[str, str], changed: dict[str, str], deleted: tuple[str, ...] = ()) -> Path:
+    """main holds `files`; the branch `feature` writes `changed` and deletes `deleted`."""
+    repo = make_repo(tmp_path / "repo", files)
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, changed)
+    for path in deleted:
+        (repo / path).unlink()
+    commit_all(repo, "feature")
+    return repo
+
+
+def uses(repo: Path) -> tuple[int, list[tuple[str, list[int], str, str]]]:
+    code, body = wtc_in_process(repo, "check", "--own", "**", "--head", "feature", "--target", "main")
+    return code, sorted((u["use_path"], u["use_lines"], u["name"], u["definition_path"]) for u in body["left_behind"])
+
+
+def test_a_function_renamed_in_its_header_and_file_is_left_behind_in_a_caller(tmp_path: Path) -> None:
+    repo = branch(tmp_path, {"a.h": "int foo(int);\n",
+                             "a.c": '#include "a.h"\nint foo(int x) { return x + 1; }\n',
+                             "b.c": '#include "a.h"\nint bar(void) { return foo(2); }\n'},
+                  {"a.h": "int foo2(int);\n", "a.c": '#include "a.h"\nint foo2(int x) { return x + 1; }\n'})
+    code, found = uses(repo)
+    assert code == 1 and found == [("b.c", [2], "foo", "a.c")], found
+    _, body = wtc_in_process(repo, "check", "--own", "**", "--head", "feature", "--target", "main")
+    assert body["names_unread"] == {}, "C is read now: no caveat"
+    assert body["left_behind"][0]["replacement"] == "foo2"
+
+
+LAUXLIB_H = """#define LUALIB_API extern
+typedef double lua_Number;
+typedef struct lua_State lua_State;
+LUALIB_API lua_Number (luaL_checknumber) (lua_State *L, int arg);
+LUALIB_API lua_Number (luaL_optnumber) (lua_State *L, int arg, lua_Number def);
+#define luaL_checkint(L,n)\t((int)luaL_checknumber(L, (n)))
+"""
+LAUXLIB_C = """#include "lauxlib.h"
+LUALIB_API lua_Number luaL_checknumber (lua_State *L, int arg) {
+  return (lua_Number)arg;
+}
+LUALIB_API lua_Number luaL_optnumber (lua_State *L, int arg, lua_Number def) {
+  return arg ? luaL_checknumber(L, arg) : def;
+}
+"""
+LMATHLIB_C = """#include "lauxlib.h"
+#define cast(t, exp)\t((t)(exp))
+static int math_abs (lua_State *L) {
+  lua_Number d = cast(lua_Number, luaL_checknumber(L, 1));
+  return (int)d;
+}
+static int math_floor (lua_State *L) {
+  return (int)luaL_checknumber(L, 1) + luaL_checkint(L, 2);
+}
+"""
+
+
+def test_lua_api_macro_and_parenthesized_declarator(tmp_path: Path) -> None:
+    """`LUALIB_API lua_Number (luaL_checknumber) (...)`: a macro before the type and the name in
+    parentheses; every use in lmathlib.c is named, the one in a `cast(...)` the parser cannot read
+    whole too (lmathlib.c line 4)."""
+    repo = branch(tmp_path, {"lauxlib.h": LAUXLIB_H, "lauxlib.c": LAUXLIB_C, "lmathlib.c": LMATHLIB_C},
+                  {"lauxlib.h": LAUXLIB_H.replace("luaL_checknumber", "luaL_checknum"),
+                   "lauxlib.c": LAUXLIB_C.replace("luaL_checknumber", "luaL_checknum")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("lmathlib.c", [4, 8], "luaL_checknumber", "lauxlib.c")], found
+
+
+def test_a_macro_renamed_is_left_behind(tmp_path: Path) -> None:
+    repo = branch(tmp_path, {"lauxlib.h": LAUXLIB_H, "lauxlib.c": LAUXLIB_C, "lmathlib.c": LMATHLIB_C},
+                  {"lauxlib.h": LAUXLIB_H.replace("luaL_checkint", "luaL_checkinteger")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("lmathlib.c", [8], "luaL_checkint", "lauxlib.h")], found
+
+
+ENUM_H = "typedef enum { OP_MOVE, OP_LOADK, OP_CALL } OpCode;\nstruct Proto { int numparams; };\n"
+ENUM_USE = ('#include "lopcodes.h"\n'
+            "int is_call(OpCode op, struct Proto *p) {\n  return op == OP_CALL && p->numparams > 0;\n}\n")
+
+
+def test_an_enum_constant_renamed_is_left_behind(tmp_path: Path) -> None:
+    repo = branch(tmp_path, {"lopcodes.h": ENUM_H, "lvm.c": ENUM_USE},
+                  {"lopcodes.h": ENUM_H.replace("OP_CALL", "OP_CALLX")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("lvm.c", [3], "OP_CALL", "lopcodes.h")], found
+
+
+def test_a_struct_field_renamed_is_not_a_name_the_check_follows(tmp_path: Path) -> None:
+    repo = branch(tmp_path, {"lopcodes.h": ENUM_H, "lvm.c": ENUM_USE},
+                  {"lopcodes.h": ENUM_H.replace("numparams", "nparams")})
+    assert uses(repo) == (0, [])
+
+
+def test_a_static_function_is_its_own_files(tmp_path: Path) -> None:
+    """a.c's `static int helper` renamed: b.c's `helper()` is util.c's, declared in util.h."""
+    repo = branch(tmp_path, {"util.h": "int helper(void);\n", "util.c": "int helper(void) { return 1; }\n",
+                             "a.c": "static int helper(void) { return 2; }\nint a(void) { return helper(); }\n",
+                             "b.c": '#include "util.h"\nint b(void) { return helper(); }\n'},
+                  {"a.c": "static int helper2(void) { return 2; }\nint a(void) { return helper2(); }\n"})
+    assert uses(repo) == (0, [])
+
+
+def test_a_static_function_renamed_is_left_behind_in_its_own_file(tmp_path: Path) -> None:
+    repo = branch(tmp_path, {"a.c": "static int helper(void) { return 2; }\nint a(void) { return helper(); }\n"},
+                  {"a.c": "static int helper2(void) { return 2; }\nint a(void) { return helper(); }\n"})
+    code, found = uses(repo)
+    assert code == 1 and found == [("a.c", [2], "helper", "a.c")], found
+
+
+def test_an_ifdef_twin_still_defines_the_name(tmp_path: Path) -> None:
+    """One branch of an `#ifdef` renamed, the other still defines it; and a platform's own file."""
+    twins = "#ifdef _WIN32\nint now(void) { return 1; }\n#else\nint now(void) { return 2; }\n#endif\n"
+    repo = branch(tmp_path, {"time.c": twins, "win.c": "int tick(void) { return 3; }\n",
+                             "posix.c": "int tick(void) { return 4; }\n",
+                             "main.c": "int now(void);\nint tick(void);\nint main(void) { return now() + tick(); }\n"},
+                  {"time.c": twins.replace("int now(void) { return 1; }", "int now_win(void) { return 1; }"),
+                   "posix.c": "int tick_posix(void) { return 4; }\n"})
+    assert uses(repo) == (0, [])
+
+
+def test_a_name_a_macro_generates_is_never_reported(tmp_path: Path) -> None:
+    """`DEF(parse)` defines `parse_fn` where the check cannot see it: the pin never defined it
+    visibly, so a use of it is no use of a removed name, whatever the branch does to the macro."""
+    repo = branch(tmp_path, {"gen.h": "#define DEF(x) int x##_fn(void)\nDEF(parse);\n",
+                             "use.c": '#include "gen.h"\nint main(void) { return parse_fn(); }\n'},
+                  {"gen.h": "#define DEFINE(x) int x##_fn(void)\nDEFINE(parse);\n"})
+    code, found = uses(repo)
+    assert [row for row in found if row[2] == "parse_fn"] == [], found
