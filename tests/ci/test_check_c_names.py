@@ -145,3 +145,36 @@ def test_a_name_a_macro_generates_is_never_reported(tmp_path: Path) -> None:
                   {"gen.h": "#define DEFINE(x) int x##_fn(void)\nDEFINE(parse);\n"})
     code, found = uses(repo)
     assert [row for row in found if row[2] == "parse_fn"] == [], found
+
+
+def test_a_function_given_a_parameter_is_left_behind_where_calls_pass_the_old_count(tmp_path: Path) -> None:
+    repo = branch(tmp_path, {"a.h": "int scale(int x);\n",
+                             "a.c": '#include "a.h"\nint scale(int x) { return 2 * x; }\n',
+                             "b.c": '#include "a.h"\nint b(void) { return scale(3); }\nint c(void) { return scale(4); }\n',
+                             "log.c": '#include <stdio.h>\nint say(const char *f, ...);\nint d(void) { return say("%d", 1, 2); }\n'},
+                  {"a.h": "int scale(int x, int by);\n",
+                   "a.c": '#include "a.h"\nint scale(int x, int by) { return by * x; }\n',
+                   "log.c": '#include <stdio.h>\nint say(const char *f, int n, ...);\nint d(void) { return say("%d", 1, 2); }\n'})
+    code, body = wtc_in_process(repo, "check", "--own", "**", "--head", "feature", "--target", "main")
+    found = sorted((u["use_path"], u["use_lines"], u["name"], u["signature"], u["arguments"]) for u in body["left_behind"])
+    assert code == 1 and found == [("b.c", [2, 3], "scale", True, 1)], found
+
+
+def test_a_macro_named_only_in_preprocessor_conditions_is_no_use(tmp_path: Path) -> None:
+    """lua 0b73ed8f: `#define LUA_32BITS 0` removed so a build may define it (`-DLUA_32BITS`);
+    `#if LUA_32BITS` and `#if defined(...)` read an undefined macro as 0 and still compile."""
+    conf = "#define LUA_32BITS 0\n#define LUA_COMPAT 1\n"
+    repo = branch(tmp_path, {"luaconf.h": conf,
+                             "lua.h": '#include "luaconf.h"\n#if LUA_32BITS\ntypedef int lua_Int;\n#elif defined(LUA_COMPAT)'
+                                      ' && LUA_COMPAT > 0\ntypedef long lua_Int;\n#endif\n#ifdef LUA_32BITS\n#endif\n'},
+                  {"luaconf.h": "\n"})
+    assert uses(repo) == (0, [])
+
+
+def test_a_typedef_moved_from_a_file_to_its_header_is_not_removed(tmp_path: Path) -> None:
+    """lua fa1382b5: `typedef struct LX` moved from lstate.c into lstate.h, which lstate.c includes."""
+    state_c = '#include "lstate.h"\ntypedef struct LX { int l; } LX;\nint size(void) { return sizeof(LX); }\n'
+    repo = branch(tmp_path, {"lstate.h": "struct lua_State;\n", "lstate.c": state_c},
+                  {"lstate.h": "struct lua_State;\ntypedef struct LX { int l; } LX;\n",
+                   "lstate.c": '#include "lstate.h"\nint size(void) { return sizeof(LX); }\n'})
+    assert uses(repo) == (0, [])

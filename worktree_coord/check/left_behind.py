@@ -954,7 +954,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             if after is not None:
                 own_uses.extend(own_file_uses(change.path, after, {name for container, name in pairs if not container},
                                               symbols[0] if symbols is not None else None,
-                                              symbols[1] if symbols is not None else None))
+                                              symbols[1] if symbols is not None else None, before))
         if gone or shapes or (at is None and after is None):
             # The task is one side; the other side kept the file as it was (a dropped star
             # re-export written as the names it passed on: _unpassed).

@@ -38,7 +38,7 @@ import tree_sitter
 from ...frozen import value_class
 from ..lines.linediff import added_lines, added_text, edited_lines, follow, lines_text, touched_lines
 from ..languages.profiles import Profile, SemanticRules, SignatureRules, profile_for_path
-from .linked import package_key
+from .linked import LINKED, package_key
 from .reach import NEAR
 from ..result import SemanticFinding
 from .symbols import FUNCTION_KINDS, Definition, Reference, Symbols, extract, visible_import
@@ -435,7 +435,7 @@ def _calls(check: _Check, changes: list[_Change], used_side: str) -> Iterator[Se
         for reference in merged.references:
             if reference.kind != "call" or reference.name not in names or reference.line not in followed:
                 continue
-            target = _target(check, path, reference, merged)
+            target = _target(check, path, reference, merged, by_key)
             if target is None:
                 continue
             change = by_key.get(target[:3])
@@ -447,10 +447,12 @@ def _calls(check: _Check, changes: list[_Change], used_side: str) -> Iterator[Se
             yield _finding(check, change, path, reference, used_side, count)
 
 
-def _target(check: _Check, path: str, reference: Reference,
-            merged: Symbols) -> tuple[str, tuple[str, ...], str, str] | None:
+def _target(check: _Check, path: str, reference: Reference, merged: Symbols,
+            changed: "dict | frozenset" = frozenset()) -> tuple[str, tuple[str, ...], str, str] | None:
     """(file, container, name, how) of the one definition a call surely means, else None; `how`:
-    "bare", "self" (through the enclosing type's receiver), "class" or "module"."""
+    "bare", "self" (through the enclosing type's receiver), "class" or "module". A linked
+    language's function declared in a header and defined in a file is one function (C has no
+    overloads): the first of its files in `changed` (the keys of the reshaped definitions)."""
     profile = _profile(path)
     assert profile is not None
     rules = profile.semantic
@@ -510,6 +512,8 @@ def _target(check: _Check, path: str, reference: Reference,
             # or field whose declared type the file spells (`code.addNamed(...)`).
             candidates += [(f, c, n, "class") for f, c, n in check.targets(path, reference, merged)]
     defined = list(dict.fromkeys(c for c in candidates if check.defined_in_merged(c[:3])))
+    if len(defined) > 1 and all(package_key(c[0]) == LINKED for c in defined):
+        return next((c for c in defined if c[:3] in changed), defined[0])
     return defined[0] if len(defined) == 1 else None
 
 

@@ -364,7 +364,8 @@ class SemanticRules:
     `file_local`: a pattern of a definition's text before its name that makes it its file's alone
     (C's `static`); `partial_parse`: a version the parser does not read cleanly is read outside its
     ERROR nodes, and a name written inside one is never taken as removed (C's macros defeat the
-    parser in most real files).
+    parser in most real files). `silent`: a query whose `@silent` nodes hold no use of a name (C's
+    `#if defined(X)`: a macro undefined there reads as 0, no break).
     """
 
     tags: tuple[str, ...] = ()
@@ -415,6 +416,7 @@ class SemanticRules:
     own_kinds: frozenset[str] = frozenset()         # member kinds no base gives (Rust's `variant`): heritage hides none
     file_local: str = ""                            # a pattern of a definition's text before its name: its file's alone (C's `static`)
     partial_parse: bool = False                     # a version with ERROR nodes is read outside them (C's macros): linked.py
+    silent: str = ""                                # a query: `@silent` nodes no name inside is a use in (C's `#if X`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -438,7 +440,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name", "all_members", "own_kinds", "file_local",
-                  "partial_parse"}
+                  "partial_parse", "silent"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
                    "transparent", "optional"}
@@ -979,7 +981,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         star_named=text("star_named", ""),
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
         own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
-        partial_parse=raw.get("partial_parse", False),
+        partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
