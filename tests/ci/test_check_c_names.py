@@ -178,3 +178,35 @@ def test_a_typedef_moved_from_a_file_to_its_header_is_not_removed(tmp_path: Path
                   {"lstate.h": "struct lua_State;\ntypedef struct LX { int l; } LX;\n",
                    "lstate.c": '#include "lstate.h"\nint size(void) { return sizeof(LX); }\n'})
     assert uses(repo) == (0, [])
+
+
+STORE_H = ("#pragma once\nnamespace kv {\nclass Store {\n public:\n  void Put(int key);\n  int Get(int key) const;\n};\n"
+           "int Hash(int key);\n}\n")
+STORE_CC = ('#include "store.h"\nnamespace kv {\nvoid Store::Put(int key) { (void)Hash(key); }\n'
+            "int Store::Get(int key) const { return key; }\nint Hash(int key) { return key * 31; }\n}\n")
+MAIN_CC = ('#include "store.h"\nnamespace kv {\nint Run(Store* db, const Store& ro) {\n  Store local;\n  local.Put(1);\n'
+           "  db->Put(2);\n  return ro.Get(3) + Hash(4);\n}\n}\n")
+
+
+def test_a_cpp_method_renamed_is_left_behind_where_an_object_of_its_class_calls_it(tmp_path: Path) -> None:
+    repo = branch(tmp_path, {"store.h": STORE_H, "store.cc": STORE_CC, "main.cc": MAIN_CC},
+                  {"store.h": STORE_H.replace("Put", "Insert"), "store.cc": STORE_CC.replace("Put", "Insert")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("main.cc", [5, 6], "Store.Put", "store.h")], found
+
+
+def test_a_cpp_function_in_a_namespace_renamed_is_left_behind(tmp_path: Path) -> None:
+    repo = branch(tmp_path, {"store.h": STORE_H, "store.cc": STORE_CC, "main.cc": MAIN_CC},
+                  {"store.h": STORE_H.replace("Hash", "Digest"), "store.cc": STORE_CC.replace("Hash", "Digest")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("main.cc", [7], "Hash", "store.cc")], found
+
+
+def test_a_cpp_method_of_a_class_with_a_base_or_another_class_is_not_followed(tmp_path: Path) -> None:
+    """`Derived d; d.Put()` may be its base's Put; `Other o; o.Put()` is another class's."""
+    derived = ('#include "store.h"\nnamespace kv {\nclass Derived : public Store { public: void Put(int key); };\n'
+               "class Other { public: void Put(int key); };\n"
+               "void Use(Derived d, Other o) { d.Put(1); o.Put(2); }\n}\n")
+    repo = branch(tmp_path, {"store.h": STORE_H, "store.cc": STORE_CC, "use.cc": derived},
+                  {"store.h": STORE_H.replace("Put", "Insert"), "store.cc": STORE_CC.replace("Put", "Insert")})
+    assert uses(repo) == (0, [])

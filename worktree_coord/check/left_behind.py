@@ -34,6 +34,7 @@ from ..frozen import value_class
 from ..gitrepo.repository import GIT_MODE_GITLINK, Change, GitRepo
 from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched_lines
 from ..merge.result import SemanticFinding
+from ..merge.checks.linked import reading_profile
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, tree_module_files, use_word
 from ..merge.checks.reach import spelling, star_list_added
 from ..merge.checks.signatures import reshaped
@@ -558,7 +559,7 @@ def _extracted(profile_path: str, data: bytes, **options: Any) -> Any:
     if profile is None or len(data) > MAX_BYTES:
         return None
     try:
-        return extract(profile, data, **options)
+        return extract(reading_profile(profile_path, data, profile), data, **options)
     except (ValueError, UnicodeDecodeError):
         return None
 

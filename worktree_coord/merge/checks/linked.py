@@ -29,6 +29,7 @@ from ..languages.profiles import profile_for_path
 if TYPE_CHECKING:
     import tree_sitter
 
+    from ..languages.profiles import Profile
     from .symbols import Definition
 
 LINKED = "\0linked"   # the key of the linked languages' one package: no folder is spelled so
@@ -71,3 +72,13 @@ def error_words(tree: "tree_sitter.Tree", data: bytes) -> frozenset[str]:
         else:
             stack.extend(child for child in node.children if child.has_error)
     return frozenset(found)
+
+
+def reading_profile(path: str, data: bytes | None, profile: "Profile") -> "Profile":
+    """The profile a version `data` of `path` is read with: `profile` (its path's), or, for a file of
+    the linked languages, the one that claims it by its contents (a `.h` holding a class or a
+    namespace is C++'s: cpp.toml `claims`), when that one has a semantic check too."""
+    if data is None or profile.semantic.package != "linked":
+        return profile
+    claimed = profile_for_path(path, data)
+    return claimed if claimed is not None and claimed.semantic.enabled else profile

@@ -48,7 +48,7 @@ import tree_sitter
 from ...frozen import value_class
 from .declared_types import nested_type_targets, static_member_targets
 from .duplicates import find_duplicates
-from .linked import LINKED, error_words, file_local, package_key
+from .linked import LINKED, error_words, file_local, package_key, reading_profile
 from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, profile_for_path
 from ..languages.reparse import inverted
@@ -278,6 +278,7 @@ class _Check:
                 return self._symbols[(path,) + key]
         profile = semantic_profile(path)
         assert profile is not None
+        profile = reading_profile(path, data, profile)   # (a C++ header named .h)
         # A NUL byte does not make a file a profile reads binary (git's guess is for diffs): a Python
         # file holding one still imports a name, and a use in it is a use (found: `from pkg.u import
         # parse` missed when the file held a NUL). A file marked binary by its attributes is not read
@@ -411,7 +412,7 @@ class _Check:
         if tree is None:   # the symbols came from the index: parse now (it parsed cleanly before)
             profile = semantic_profile(path)
             assert profile is not None
-            tree = self._trees[(path, data)] = self._parse(profile, path, which, data)
+            tree = self._trees[(path, data)] = self._parse(reading_profile(path, data, profile), path, which, data)
         return tree
 
     def _parse(self, profile: Profile, path: str, which: str, data: bytes) -> tree_sitter.Tree:
@@ -1030,7 +1031,7 @@ class _Check:
             files = (self.through_modules(imported.module, path, rules) or []) \
                 if rules.root_module else self.import_files(imported.module, path, rules)
         else:
-            files = [path] + (self.package_files(path) if rules.package == "directory" else [])
+            files = [path] + (self.package_files(path) if rules.package in ("directory", "linked") else [])
             imported = _visible_import(merged, type_name, reference)
             if imported is not None and imported.name is not None and rules.package_types:
                 # Java: `import p.Store;` names Store.java itself (a class, never a function).

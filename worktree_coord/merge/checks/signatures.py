@@ -38,7 +38,7 @@ import tree_sitter
 from ...frozen import value_class
 from ..lines.linediff import added_lines, added_text, edited_lines, follow, lines_text, touched_lines
 from ..languages.profiles import Profile, SemanticRules, SignatureRules, profile_for_path
-from .linked import LINKED, package_key
+from .linked import LINKED, package_key, reading_profile
 from .reach import NEAR
 from ..result import SemanticFinding
 from .symbols import FUNCTION_KINDS, Definition, Reference, Symbols, extract, visible_import
@@ -375,6 +375,7 @@ def reshaped(path: str, before: bytes, after: bytes, *,
                    for first, _last in touched.ranges):
             return set()
     try:
+        profile = reading_profile(path, after, profile)   # (a C++ header named .h)
         old_tree, new_tree = profile.parse(before), profile.parse(after)
         old, new = symbols if symbols is not None else (None, None)
         old = old if old is not None else extract(profile, before, old_tree, uses=False)
