@@ -210,3 +210,15 @@ def test_a_cpp_method_of_a_class_with_a_base_or_another_class_is_not_followed(tm
     repo = branch(tmp_path, {"store.h": STORE_H, "store.cc": STORE_CC, "use.cc": derived},
                   {"store.h": STORE_H.replace("Put", "Insert"), "store.cc": STORE_CC.replace("Put", "Insert")})
     assert uses(repo) == (0, [])
+
+
+def test_a_header_deleted_while_a_file_still_includes_it_is_left_behind(tmp_path: Path) -> None:
+    """`#include "lzio.h"` of a header the branch deleted: the includer stops compiling; one that a
+    file of the same name beside the includer answers, or `<lzio.h>` (a system header), does not."""
+    repo = branch(tmp_path, {"src/lzio.h": "#define ZIO_EOF (-1)\n", "src/lzio.c": '#include "lzio.h"\nint z;\n',
+                             "src/lparser.c": '#include <stdio.h>\n#include "lzio.h"\nint p;\n',
+                             "tools/lzio.h": "#define TOOL 1\n", "tools/t.c": '#include "lzio.h"\nint t;\n',
+                             "lib/l.c": "#include <lzio.h>\nint l;\n"},
+                  {"src/lzio.c": "int z;\n"}, deleted=("src/lzio.h",))
+    code, found = uses(repo)
+    assert code == 1 and found == [("src/lparser.c", [2], "lzio.h", "src/lzio.h")], found
