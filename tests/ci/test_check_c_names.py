@@ -222,3 +222,27 @@ def test_a_header_deleted_while_a_file_still_includes_it_is_left_behind(tmp_path
                   {"src/lzio.c": "int z;\n"}, deleted=("src/lzio.h",))
     code, found = uses(repo)
     assert code == 1 and found == [("src/lparser.c", [2], "lzio.h", "src/lzio.h")], found
+
+
+def test_void_written_for_an_empty_list_reshapes_nothing(tmp_path: Path) -> None:
+    """leveldb e22b1cec: `leveldb_major_version()` declared `leveldb_major_version(void)`; the calls
+    `leveldb_major_version()` still compile. In C `f()` takes any arguments, `f(void)` none."""
+    repo = branch(tmp_path, {"c.h": "int major(void);\nint minor();\n",
+                             "c.c": '#include "c.h"\nint major(void) { return 1; }\nint minor() { return 2; }\n',
+                             "t.c": '#include "c.h"\nint t(void) { return major() + minor(); }\n'},
+                  {"c.h": "int major();\nint minor(void);\n",
+                   "c.c": '#include "c.h"\nint major() { return 1; }\nint minor(void) { return 2; }\n'})
+    assert uses(repo) == (0, [])
+
+
+def test_an_export_macro_after_class_keeps_its_methods_members(tmp_path: Path) -> None:
+    """leveldb 63919522: `class LEVELDB_EXPORT Cache {` read as top-level code made its private
+    `Unref` look like a top-level function; dropping it looked like a removal used by LRUCache's own
+    `Unref(e)` in cache.cc."""
+    cache_h = ("namespace leveldb {\nclass LEVELDB_EXPORT Cache {\n public:\n  virtual ~Cache();\n"
+               " private:\n  void Unref(int* e);\n};\n}\n")
+    cache_cc = ('#include "cache.h"\nnamespace leveldb {\nclass LRUCache {\n  void Unref(int* e);\n'
+                "  void Release(int* e) { Unref(e); }\n};\n}\n")
+    repo = branch(tmp_path, {"cache.h": cache_h, "cache.cc": cache_cc},
+                  {"cache.h": cache_h.replace(" private:\n  void Unref(int* e);\n", "")})
+    assert uses(repo) == (0, [])

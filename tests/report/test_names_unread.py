@@ -11,7 +11,6 @@ names the languages it did not read and counts their changed files: a field in J
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -41,8 +40,8 @@ def test_wtc_check_warns_of_the_languages_it_did_not_read(tmp_path: Path) -> Non
     git(repo, "checkout", "-q", "-b", "feature")
     write(repo, RENAMED)
     commit_all(repo, "rename parse")
-    body = json.loads(run_wtc(repo, "check", "--own", "**", "--head", "feature", "--target", "main", "--json").stdout)
-    assert body["names_unread"] == EXPECTED, body
+    code, body = wtc_in_process(repo, "check", "--own", "**", "--head", "feature", "--target", "main")
+    assert code == 0 and body["names_unread"] == EXPECTED, body
     [finding] = [f for f in body["findings"] if f["rule"] == "names_unread"]
     assert finding["severity"] == "warning" and finding["details"] == EXPECTED
     assert body["left_behind"] == [], "the caveat is no use left behind"
@@ -55,8 +54,8 @@ def test_a_python_only_change_says_nothing_of_it(tmp_path: Path) -> None:
     git(repo, "checkout", "-q", "-b", "feature")
     write(repo, {"pkg/core.py": "def f():\n    return 2\n", "README.md": "# changed\n"})
     commit_all(repo, "python and a document")
-    body = json.loads(run_wtc(repo, "check", "--own", "**", "--head", "feature", "--target", "main", "--json").stdout)
-    assert body["names_unread"] == {} and not [f for f in body["findings"] if f["rule"] == "names_unread"]
+    code, body = wtc_in_process(repo, "check", "--own", "**", "--head", "feature", "--target", "main")
+    assert code == 0 and body["names_unread"] == {} and not [f for f in body["findings"] if f["rule"] == "names_unread"]
 
 
 def test_task_check_finish_report_and_land_say_what_they_did_not_read(tmp_path: Path) -> None:

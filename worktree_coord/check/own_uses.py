@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..merge.checks.linked import file_local
+from ..merge.checks.linked import file_local, surely_placed
 from ..merge.checks.reach import spelling
 from ..merge.checks.semantic import semantic_profile
 from ..merge.checks.symbols import extract
@@ -49,7 +49,8 @@ def own_file_uses(path: str, after: bytes, gone: set[str], before_symbols: Any,
     rules = profile.semantic
     if rules.package == "linked":
         local = {d.name for d in (before_symbols.definitions if before_symbols is not None and before is not None else ())
-                 if not d.container and d.name in gone and file_local(path, before, d)}   # type: ignore[arg-type]
+                 if not d.container and d.name in gone and file_local(path, before, d)   # type: ignore[arg-type]
+                 and surely_placed(path, before, d)}   # type: ignore[arg-type]
         gone = gone & local
     if not gone or rules.package == "directory" or spelling(name.encode() for name in gone).search(after) is None:
         return []

@@ -82,3 +82,19 @@ def reading_profile(path: str, data: bytes | None, profile: "Profile") -> "Profi
         return profile
     claimed = profile_for_path(path, data)
     return claimed if claimed is not None and claimed.semantic.enabled else profile
+
+
+def surely_placed(path: str, data: bytes, definition: "Definition") -> bool:
+    """Whether a top-level `definition` of a version `data` of `path` surely stands at the top:
+    always, unless the profile reads versions in part (`partial_parse`), the version's parse
+    has ERROR nodes, and the definition's line is indented. The parser's recovery from an ERROR
+    can close a function or class early and leave its locals or members at the top (leveldb
+    a7dc502e: a function's `MutexLock lock(...)` read as a top-level `lock`, then as removed);
+    a top-level C declaration starts its line."""
+    profile = profile_for_path(path)
+    if profile is None or not profile.semantic.partial_parse:
+        return True
+    line_start = data.rfind(b"\n", 0, definition.start_byte) + 1
+    if not data[line_start:definition.start_byte].strip(b" \t") == b"" or line_start == definition.start_byte:
+        return True   # it starts its line, or something stands before it there
+    return not reading_profile(path, data, profile).parse(data).root_node.has_error

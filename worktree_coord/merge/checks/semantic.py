@@ -48,7 +48,7 @@ import tree_sitter
 from ...frozen import value_class
 from .declared_types import nested_type_targets, static_member_targets
 from .duplicates import find_duplicates
-from .linked import LINKED, error_words, file_local, package_key, reading_profile
+from .linked import LINKED, error_words, file_local, package_key, reading_profile, surely_placed
 from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, profile_for_path
 from ..languages.reparse import inverted
@@ -501,7 +501,8 @@ class _Check:
                 continue
             for side in _SIDES:
                 ranges = touched[side]
-                candidates = [d for d in base.definitions if _within(d.line, ranges) and d.name.encode() in live[side]]
+                candidates = [d for d in base.definitions if _within(d.line, ranges) and d.name.encode() in live[side]
+                              and (d.container or surely_placed(path, versions.base, d))]
                 if candidates:
                     # `function b` renamed while `export { b }` stayed: the export went with it (symbols.py).
                     own = {d.name for d in candidates if not d.container}

@@ -249,9 +249,12 @@ def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | 
         return None
     counted = dict(rules.counted)
     arity, optional, receiver = 0, 0, False
-    for child in parameters.named_children:
-        if child.is_extra:
-            continue
+    children = [child for child in parameters.named_children if not child.is_extra]
+    if not children and rules.empty_unknown:
+        return None   # C's `f()`: any arguments (not a function that takes none)
+    if rules.none and len(children) == 1 and source[children[0].start_byte:children[0].end_byte].strip() == rules.none.encode():
+        children = []   # C's `f(void)`: none
+    for child in children:
         if child.type in rules.receivers:
             receiver = True
             continue

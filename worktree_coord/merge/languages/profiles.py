@@ -201,6 +201,8 @@ class SignatureRules:
     unparsed tokens a macro call holds (Rust's `token_tree`): a name followed there by such a list
     opening with `(` is a call whose arguments are the list's `,`-separated runs, its count unknown
     when a token of `token_unknown` (a closure's `|`, generics' `<`, a macro's `$`) stands among them.
+    `empty_unknown`: an empty parameter list takes any arguments (C's `f()`, before C23); `none`:
+    the text of a lone parameter that means the function takes none (C's `f(void)`).
     `optional`: parameter kinds a call may leave out (Python's `sep="-"`): counted between the
     fewest and the most arguments a call passes; a counted parameter after one makes the count
     unknown. `transparent`: decorators that keep what a function takes (Python's `functools.lru_cache`), by
@@ -222,6 +224,8 @@ class SignatureRules:
     token_unknown: frozenset[str] = frozenset()
     transparent: frozenset[str] = frozenset()
     optional: frozenset[str] = frozenset()
+    empty_unknown: bool = False     # an empty list takes any arguments (C's `f()` before C23)
+    none: str = ""                  # the text of a lone parameter that means none (C's `void`)
 
     @property
     def enabled(self) -> bool:
@@ -443,7 +447,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "partial_parse", "silent"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
-                   "transparent", "optional"}
+                   "transparent", "optional", "empty_unknown", "none"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
                  "source_folders", "entries", "dependency_fields", "source_roots"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
@@ -1071,8 +1075,11 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
         raise ConfigError(f"{where}.arguments must be a field name")
     if raw:
         check_field(arguments, "semantic.signatures.arguments")
-    if not isinstance(raw.get("receiver_first", False), bool):
-        raise ConfigError(f"{where}.receiver_first must be true or false")
+    for key in ("receiver_first", "empty_unknown"):
+        if not isinstance(raw.get(key, False), bool):
+            raise ConfigError(f"{where}.{key} must be true or false")
+    if not isinstance(raw.get("none", ""), str):
+        raise ConfigError(f"{where}.none must be a string")
     return SignatureRules(parameters=paths, counted=kind_to_field("counted", True),
                           receivers=frozenset(strings("receivers")), receiver_first=raw.get("receiver_first", False),
                           uncountable=frozenset(strings("uncountable")), defaults=frozenset(strings("defaults")),
@@ -1080,7 +1087,8 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
                           arguments=arguments, argument_lists=frozenset(strings("argument_lists")),
                           spread=frozenset(strings("spread")), token_lists=frozenset(strings("token_lists")),
                           token_unknown=frozenset(strings("token_unknown")),
-                          transparent=frozenset(strings("transparent")), optional=frozenset(strings("optional")))
+                          transparent=frozenset(strings("transparent")), optional=frozenset(strings("optional")),
+                          empty_unknown=raw.get("empty_unknown", False), none=raw.get("none", ""))
 
 
 def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],
