@@ -246,3 +246,14 @@ def test_an_export_macro_after_class_keeps_its_methods_members(tmp_path: Path) -
     repo = branch(tmp_path, {"cache.h": cache_h, "cache.cc": cache_cc},
                   {"cache.h": cache_h.replace(" private:\n  void Unref(int* e);\n", "")})
     assert uses(repo) == (0, [])
+
+
+def test_a_local_of_a_member_defined_outside_its_class_is_no_top_level_name(tmp_path: Path) -> None:
+    """leveldb a7dc502e: `MutexLock lock(...)` in `void PosixEnv::Schedule(...) {...}` (a member
+    defined outside its class) was read as a top-level `lock`; the branch dropped it, and memenv.cc's
+    parameter `FileLock** lock` (a pointer to a pointer) looked like a use of it."""
+    env = "void PosixEnv::Schedule(void* arg) {\n  MutexLock lock(&mu_);\n  Run(arg);\n}\n"
+    memenv = "class InMemoryEnv {\n  int LockFile(const char* name, FileLock** lock) {\n    *lock = 0;\n    return 0;\n  }\n};\n"
+    repo = branch(tmp_path, {"env_posix.cc": env, "memenv.cc": memenv},
+                  {"env_posix.cc": env.replace("  MutexLock lock(&mu_);\n", "  mu_.Lock();\n")})
+    assert uses(repo) == (0, [])
