@@ -257,3 +257,34 @@ def test_a_local_of_a_member_defined_outside_its_class_is_no_top_level_name(tmp_
     repo = branch(tmp_path, {"env_posix.cc": env, "memenv.cc": memenv},
                   {"env_posix.cc": env.replace("  MutexLock lock(&mu_);\n", "  mu_.Lock();\n")})
     assert uses(repo) == (0, [])
+
+
+def test_task_check_and_finish_block_a_c_rename_left_behind_and_a_call_added_meanwhile(tmp_path: Path) -> None:
+    """The lead's faces on the 3-file repro: `task check` of the renaming task says it would be
+    refused (not "merges cleanly"), its finish does not merge it; a task that renames only where no
+    file uses the name merges, and a second task's new call of the old name is a semantic conflict."""
+    repo = make_repo(tmp_path / "repo", {"a.h": "int foo(int);\nint gone(int);\n",
+                                         "a.c": '#include "a.h"\nint foo(int x) { return x + 1; }\nint gone(int x) { return x; }\n',
+                                         "b.c": '#include "a.h"\nint bar(void) { return foo(2); }\n'})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, started = wtc_in_process(repo, "task", "start", "rename", "--run", "r", "--own", "a.*")
+    assert code == 0, started
+    write(Path(started["worktree"]), {"a.h": "int foo2(int);\nint gone(int);\n",
+                                      "a.c": '#include "a.h"\nint foo2(int x) { return x + 1; }\nint gone(int x) { return x; }\n'})
+    code, checked = wtc_in_process(repo, "task", "check", "rename", "--run", "r")
+    assert code == 1 and checked["left_behind_blocks"], checked
+    assert [(u["use_path"], u["name"]) for u in checked["left_behind"] if "use_path" in u] == [("b.c", "foo")]
+    code, finished = wtc_in_process(repo, "task", "finish", "rename", "--run", "r")
+    assert code == 1 and finished["state"] != "merged", finished
+
+    code, started = wtc_in_process(repo, "task", "start", "drop", "--run", "r", "--own", "a.*")
+    write(Path(started["worktree"]), {"a.h": "int foo(int);\nint gone2(int);\n",
+                                      "a.c": '#include "a.h"\nint foo(int x) { return x + 1; }\nint gone2(int x) { return x; }\n'})
+    code, user = wtc_in_process(repo, "task", "start", "user", "--run", "r", "--own", "c.c")
+    write(Path(user["worktree"]), {"c.c": '#include "a.h"\nint baz(void) { return gone(3); }\n'})
+    code, finished = wtc_in_process(repo, "task", "finish", "drop", "--run", "r")
+    assert code == 0 and finished["state"] == "merged", finished
+    code, finished = wtc_in_process(repo, "task", "finish", "user", "--run", "r")
+    assert code == 1 and finished["state"] == "conflict", finished
+    [conflict] = finished["conflicts"]
+    assert conflict["semantic"]["name"] == "gone" and conflict["semantic"]["use_path"] == "c.c", conflict
