@@ -158,6 +158,9 @@ class TaskFinished(Result):
     merge: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     verification: dict[str, Any] | None = None   # a failed verification: command, exit code, output tail
+    # The changed files whose language no semantic check reads (check/names_unread.py): `languages`,
+    # `files`; empty when every changed file was read. A name one of them removed was NOT looked for.
+    names_unread: dict[str, Any] = field(default_factory=dict)
 
     @property
     def violation_records(self) -> tuple[ViolationRecord, ...]:
@@ -244,6 +247,9 @@ class RunReport(Result):
     unparsed: list[dict[str, Any]] = field(default_factory=list)
     # Why the look for those files gave no answer ("" when it did): NOT CHECKED, never clean.
     unparsed_unchecked: str = ""
+    # The changed files whose language no semantic check reads (check/names_unread.py): `languages`,
+    # `files`; empty when every changed file was read. A name one of them removed was NOT looked for.
+    names_unread: dict[str, Any] = field(default_factory=dict)
 
     @property
     def conflict_records(self) -> tuple[ConflictRecord, ...]:
@@ -274,6 +280,9 @@ class Landed(Result):
     left_behind: list[dict[str, Any]] = field(default_factory=list)
     # Files of the landed tree that do not parse, approved by path (--allow-unparsed)
     unparsed: list[dict[str, Any]] = field(default_factory=list)
+    # The changed files whose language no semantic check reads (check/names_unread.py): `languages`,
+    # `files`; empty when every changed file was read. A name one of them removed was NOT looked for.
+    names_unread: dict[str, Any] = field(default_factory=dict)
 
     @property
     def leftover_records(self) -> tuple[LeftoverRecord, ...]:
@@ -484,6 +493,9 @@ class TaskCheck(Result):
     # wtc's, not an answer; the check exits 6 (EXIT_INTERNAL) unless a boundary violation (3) or a
     # conflict (1) asks the agent to act first. `left_behind` carries the same reason as a note.
     left_behind_unchecked: str = ""
+    # The changed files whose language no semantic check reads (check/names_unread.py): `languages`,
+    # `files`; empty when every changed file was read. A name one of them removed was NOT looked for.
+    names_unread: dict[str, Any] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -34,12 +34,14 @@ from ..frozen import value_class
 from ..gitrepo.repository import GIT_MODE_GITLINK, Change, GitRepo
 from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched_lines
 from ..merge.result import SemanticFinding
+from ..merge.checks.linked import reading_profile
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, tree_module_files, use_word
 from ..merge.checks.reach import spelling, star_list_added
 from ..merge.checks.signatures import reshaped
 from ..merge.checks.syntax import first_error
 from ..merge.checks.symbols import EXPORTS, computed_star_list, extract, import_statements_query, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
+from .left_includes import includes_left_behind
 from .left_modules import loads_modules, module_word, modules_left_behind
 from .own_imports import KIND as OWN_IMPORT, own_imports_broken
 from .own_uses import own_file_uses
@@ -558,7 +560,7 @@ def _extracted(profile_path: str, data: bytes, **options: Any) -> Any:
     if profile is None or len(data) > MAX_BYTES:
         return None
     try:
-        return extract(profile, data, **options)
+        return extract(reading_profile(profile_path, data, profile), data, **options)
     except (ValueError, UnicodeDecodeError):
         return None
 
@@ -839,6 +841,7 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     named = {(f.use_path, f.definition_path, f.use_line) for f in found}
     found += [f for f in modules_left_behind(changes, read_blob, since, grep, file_at, at=at,
                                              folders_at=folders_at, max_files=max_files, unread=unread)
+              + includes_left_behind(changes, since, grep, file_at, at=at, max_files=max_files)
               if (f.use_path, f.definition_path, f.use_line) not in named]
     # The task's own files: a relative import its move or deletion left naming nothing
     # (own_imports.py), on a line no finding above names already.
@@ -954,7 +957,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             if after is not None:
                 own_uses.extend(own_file_uses(change.path, after, {name for container, name in pairs if not container},
                                               symbols[0] if symbols is not None else None,
-                                              symbols[1] if symbols is not None else None))
+                                              symbols[1] if symbols is not None else None, before))
         if gone or shapes or (at is None and after is None):
             # The task is one side; the other side kept the file as it was (a dropped star
             # re-export written as the names it passed on: _unpassed).

@@ -16,7 +16,8 @@ at the top, no parameter or local of a function around it, no definition of that
 a named function expression, holding the use: `f = function f() { off(f) }` in a class, as Leaflet's
 Map.TapHold.js has it), and the language resolves a bare name
 in the file itself: not where a star import may bring it (`from .x import *`), not in a language
-whose directory is its package (Go: another file of the folder may define it), not inside a class
+whose directory is its package (Go: another file of the folder may define it), nor, in C, a name
+that was not `static` (another file may define it), not inside a class
 of a language whose members are in scope (Java), and not a name the language has built in.
 """
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..merge.checks.linked import file_local, surely_placed
 from ..merge.checks.reach import spelling
 from ..merge.checks.semantic import semantic_profile
 from ..merge.checks.symbols import extract
@@ -32,18 +34,25 @@ from ..merge.result import SemanticFinding
 
 
 def own_file_uses(path: str, after: bytes, gone: set[str], before_symbols: Any,
-                  after_symbols: Any = None) -> list[SemanticFinding]:
+                  after_symbols: Any = None, before: bytes | None = None) -> list[SemanticFinding]:
     """The bare uses in `after` (the task's version of `path`) of the top-level names `gone` from it
     that `after` no longer binds (module docstring); `before_symbols` are the base version's
     definitions (where each name was defined), `after_symbols` the task version's where the caller
     holds them already with their uses (a drain's merge index): else `after` is extracted, only
     when it spells a gone name at all (a rename's file mostly does not: a merge of a drain pays a
-    word search, not an extraction)."""
+    word search, not an extraction). In a linked language (C) only a name `before` (the base
+    version) defined for its file alone (`static`) is read: another file may define any other
+    (a header the task added, lstate.h taking `typedef struct LX` from lstate.c in lua fa1382b5)."""
     profile = semantic_profile(path)
     if profile is None or not gone or len(after) > MAX_BYTES:
         return []
     rules = profile.semantic
-    if rules.package == "directory" or spelling(name.encode() for name in gone).search(after) is None:
+    if rules.package == "linked":
+        local = {d.name for d in (before_symbols.definitions if before_symbols is not None and before is not None else ())
+                 if not d.container and d.name in gone and file_local(path, before, d)   # type: ignore[arg-type]
+                 and surely_placed(path, before, d)}   # type: ignore[arg-type]
+        gone = gone & local
+    if not gone or rules.package == "directory" or spelling(name.encode() for name in gone).search(after) is None:
         return []
     symbols = after_symbols if after_symbols is not None and after_symbols.references else None
     if symbols is None:

@@ -37,7 +37,7 @@ from ..model import Boundary, validate_name
 from . import revisions
 from ..merge.result import SemanticMode
 from .dryrun import dry_run_merge
-from .uses_left_behind import left_behind_findings
+from .uses_left_behind import NOT_USES, left_behind_findings
 from .lines import first_range
 from .boundary_file import DEFAULT_MANIFEST, ManifestBoundary, parse_manifest
 from .report import BoundarySource, CheckReport, Finding, MergeSummary
@@ -135,7 +135,7 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
         changed=tuple({"path": c.path, "status": c.status} for c in changes),
         findings=tuple(sorted(findings, key=Finding.sort_key)), merge=summary, intents=tuple(intents),
         left_behind=tuple({key: value for key, value in f.details.items() if key not in ("kind", "lines_in")}
-                          for f in left if f.rule not in ("left_behind_unchecked", "left_behind_failed")),
+                          for f in left if f.rule not in NOT_USES),
         left_behind_mode=left_behind_mode.value,
     )
 
@@ -190,7 +190,7 @@ def check_staged(repo: str | os.PathLike[str] = ".", *, own: Sequence[str] = (),
         merge=MergeSummary(False, True, reason="staged changes are not a commit: no merge is tried"),
         intents=tuple(intents),
         left_behind=tuple({key: value for key, value in f.details.items() if key not in ("kind", "lines_in")}
-                          for f in left if f.rule not in ("left_behind_unchecked", "left_behind_failed")),
+                          for f in left if f.rule not in NOT_USES),
         left_behind_mode=left_behind_mode.value,
     )
 

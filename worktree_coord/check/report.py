@@ -178,5 +178,7 @@ class CheckReport:
             "left_behind_mode": self.left_behind_mode,
             # why the look for uses left behind failed inside ("" when it answered): exit 6
             "left_behind_unchecked": "; ".join(f.details.get("reason", "") for f in self.unanswered),
+            # the changed files whose language no check reads names in (check/names_unread.py): {} when none
+            "names_unread": next((dict(f.details) for f in self.findings if f.rule == "names_unread"), {}),
             "merge": self.merge.to_json(),
         }

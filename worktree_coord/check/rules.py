@@ -127,6 +127,11 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in (
           "removed names than it reads, or a star list it changed is computed): the branch is not known to "
           "leave none behind in the files it did not read.",
           "Split the branch, or check the uses of what it removes by hand."),
+    _rule("names_unread", "Removed names not looked for in languages wtc does not read", Category.LEFT_BEHIND,
+          Severity.WARNING, EXIT_OK, "The branch changes files of a language wtc has no semantic check for "
+          "(`details` names the languages and counts the files): a name it removed or renamed there was not looked "
+          "for in the rest of the repository, so the check's silence about uses left behind covers only the other "
+          "files.", "Check the uses of what those files remove by hand (a build, a grep)."),
     _rule("left_behind_failed", "The look for uses of removed names gave no answer", Category.LEFT_BEHIND,
           Severity.ERROR, EXIT_INTERNAL, "The look for uses of the names the branch removed stopped at an error of "
           "wtc's, or was not made: the branch changed more source files than it reads (the message says which): "

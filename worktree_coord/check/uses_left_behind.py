@@ -29,6 +29,8 @@ from ..merge.result import SemanticMode
 from .report import Finding
 from .rules import Severity
 
+NAMES_UNREAD = "names_unread"   # the rule of the changed files whose names no check reads (no use of a name)
+NOT_USES = ("left_behind_unchecked", "left_behind_failed", NAMES_UNREAD)   # this look's findings that name no use
 MAX_MENTIONING = 400   # files mentioning a removed name read at most (a finish reads 100; more are named as unread)
 
 
@@ -43,6 +45,21 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
     # Before the import: left_behind.py loads the semantic check (tree-sitter, the profiles).
     if not any(c.old_oid is not None for c in changes):
         return []
+    return _names_unread(changes) + _uses_found(git, changes, since, head, target_tip, mode)
+
+
+def _names_unread(changes: list[Change]) -> list[Finding]:
+    """A warning naming the changed files' languages no check reads names in (names_unread.py):
+    what the look below cannot have looked for, said, never a bare clean."""
+    from .names_unread import names_unread
+
+    unread = names_unread(changes)
+    return [Finding(NAMES_UNREAD, "", unread.note(), Severity.WARNING, details=unread.to_json())] if unread else []
+
+
+def _uses_found(git: GitRepo, changes: list[Change], since: str, head: str, target_tip: str,
+                mode: SemanticMode) -> list[Finding]:
+    """The look itself (left_behind_findings' docstring)."""
     from .left_behind import MAX_RUN_CHANGED, look_for_uses
 
     # A CI step runs once a push, like `wtc report` once a run: it reads as many changed files as the

@@ -297,6 +297,10 @@ class ForecastOperations(CoordinatorBase):
         mode = self._left_behind_mode(run)
         failed: list[str] = []   # the left-behind look gave no answer (failed inside, or too large): unanswered
         left_behind = self._left_behind(run_id, task_id, me, tip, failed) if mode is not SemanticMode.OFF else []
+        from ..check.names_unread import names_unread
+
+        # The changed files of a language no check reads: their removed names were not looked for.
+        unread = names_unread(me.changes.values()) if mode is not SemanticMode.OFF else None
         # The merge refuses a task that leaves uses of a name it removed (the run's left-behind mode).
         blocked = mode is SemanticMode.BLOCK and any("use_path" in row for row in left_behind)
         # Intents declared with `wtc intent add` are the task's work too: the agent sees them, with
@@ -313,6 +317,7 @@ class ForecastOperations(CoordinatorBase):
                          violations=violations, onto=onto, not_compared=not_compared, intents=intents,
                          left_behind=left_behind, left_behind_blocks=blocked,
                          left_behind_unchecked=failed[0] if failed else "",
+                         names_unread=unread.to_json() if unread else {},
                          stats=engine.stats(started, 1 + len(others)))
 
     def _refused_at_finish(self, run: Any, task_id: str, me: CurrentState, report: Any, tip: str,

@@ -131,6 +131,11 @@ class LandingOperations(CoordinatorBase):
                                     looked.changes if land_from == run.base else None)
         unchecked: list[str] = []   # why the look for uses left behind gave no answer ("" when it did)
         left_behind = self._left_behind_in_run(run, tip, task_records, warnings, unchecked, looked)
+        unread = self._names_unread_in_run(run, looked.changes)
+        if unread:
+            from ..check.names_unread import unread_note
+
+            warnings.append(f"left behind: {unread_note(unread)}")
         declared_twice = self._declared_twice_in_run(run, tip, task_records, warnings, looked)
         not_parsed: list[str] = []   # why the look for files that no longer parse gave no answer
         unparsed = self._unparsed_in_run(run, tip, task_records, warnings, not_parsed, looked)
@@ -144,7 +149,19 @@ class LandingOperations(CoordinatorBase):
                          timeline=_timeline(run, task_records, events),
                          consolidation=consolidation, left_behind=left_behind, declared_twice=declared_twice,
                          left_behind_unchecked=unchecked[0] if unchecked else "", unparsed=unparsed,
-                         unparsed_unchecked=not_parsed[0] if not_parsed else "")
+                         unparsed_unchecked=not_parsed[0] if not_parsed else "", names_unread=unread)
+
+    def _names_unread_in_run(self, run: RunRecord, changes: Sequence[Any]) -> dict[str, Any]:
+        """The run's changed files of a language no check reads names in (check/names_unread.py), as
+        `names_unread` (empty when none, or when the run's left-behind mode is off)."""
+        from ..merge.result import SemanticMode
+
+        if not changes or self._left_behind_mode(run) is SemanticMode.OFF:
+            return {}
+        from ..check.names_unread import names_unread
+
+        found = names_unread(changes)
+        return found.to_json() if found else {}
 
     def _run_changes(self, run: RunRecord, tip: str) -> _RunChanges:
         """The run's change from its pin to `tip`, for the looks of one call."""
@@ -449,6 +466,8 @@ class LandingOperations(CoordinatorBase):
                 run_id, run.base, tip) else None
             left_behind = self._left_behind_to_approve(run, tip, allow_left_behind, onto, land_unchecked, looked)
             unparsed = self._unparsed_to_approve(run, tip, allow_unparsed, onto, land_unchecked, looked)
+            unread = looked.names_unread if looked is not None else \
+                self._names_unread_in_run(run, self._run_changes(run, tip).changes)
             if not self.git.is_ancestor(old, tip):
                 raise StateError(
                     f"{onto} moved to {old[:12]} since the run was pinned at {run.base[:12]}; "
@@ -485,7 +504,7 @@ class LandingOperations(CoordinatorBase):
             self.store.log_event(run_id, None, "run.landed", {"onto": onto, "old": old, "new": tip,
                                                               "left_out": leftovers})
             return Outcome(Landed(run=run_id, onto=onto, old=old, new=tip, tip=tip, how=how,
-                                  left_behind=left_behind, unparsed=unparsed).to_json())
+                                  left_behind=left_behind, unparsed=unparsed, names_unread=unread).to_json())
 
         done = run_once(self.store, key, "run.land",
                         request, body,

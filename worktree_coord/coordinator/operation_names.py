@@ -19,11 +19,11 @@ OPERATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "_allow_unchecked_merge", "_blob_size", "_check_branch", "_clear_stale_locks", "_commit_worktree",
         "_copy_included", "_default_boundary", "_drop_abandoned_intents", "_ended_task", "_ensure_worktree",
         "_finish_task_locked", "_finished_earlier", "_glob_notes", "_has_new_work", "_large_committed_files",
-        "_large_working_files", "_left_behind_notes", "_leftover_markers", "_overlaps", "_own_folders",
-        "_place_folders", "_port_block", "_prepare_worktree", "_prepared", "_record_finished", "_recover_branch",
-        "_refuse_markers", "_reject", "_relock_tool", "_roll_back_start", "_size_at", "_start_task_locked",
-        "_syntax_notes", "_task_cone", "_task_tip", "_update_findings", "_update_task_locked", "_widen_locked",
-        "_write_manifest", "abandon_task", "add_plan_rule", "boundary_for", "finish_task", "plan",
+        "_large_working_files", "_left_behind_notes", "_leftover_markers", "_names_unread", "_overlaps",
+        "_own_folders", "_place_folders", "_port_block", "_prepare_worktree", "_prepared", "_record_finished",
+        "_recover_branch", "_refuse_markers", "_reject", "_relock_tool", "_roll_back_start", "_size_at",
+        "_start_task_locked", "_syntax_notes", "_task_cone", "_task_tip", "_update_findings", "_update_task_locked",
+        "_widen_locked", "_write_manifest", "abandon_task", "add_plan_rule", "boundary_for", "finish_task", "plan",
         "remove_plan_rule", "setup_config", "setup_log_path", "start_task", "update_task", "widen_task",
     )),
     "merging": ("MergeOperations", (
@@ -40,8 +40,8 @@ OPERATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "landing": ("LandingOperations", (
         "_branch_fix", "_consolidated_intents", "_consolidation_rows", "_declared_twice_in_run",
         "_holds_integration", "_landing_files", "_left_behind_in_run", "_left_behind_to_approve", "_leftovers",
-        "_run_changes", "_target_tip", "_unparsed_in_run", "_unparsed_to_approve", "check", "land", "landed_before",
-        "report", "sync",
+        "_names_unread_in_run", "_run_changes", "_target_tip", "_unparsed_in_run", "_unparsed_to_approve", "check",
+        "land", "landed_before", "report", "sync",
     )),
     "cleanup": ("CleanupOperations", (
         "_collect_folder", "_in_integration", "_prune_merge_index", "_remove_leftover", "_settled_runs",

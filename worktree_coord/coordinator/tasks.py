@@ -372,6 +372,16 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 f"it (exit 6): split the task, or check those uses by hand and merge it without the look: "
                 f"`wtc task finish {task_id} --run {run.run_id} --merge-unchecked`"]
 
+    def _names_unread(self, run: RunRecord, changes: list) -> Any:
+        """The task's changed files of a language no check reads names in (check/names_unread.py),
+        with the run's left-behind mode not off; falsy when none."""
+        from ..check.names_unread import NamesUnread, names_unread
+        from ..merge.result import SemanticMode
+
+        if not changes or self._left_behind_mode(run) is SemanticMode.OFF:
+            return NamesUnread()
+        return names_unread(changes)
+
     def _syntax_notes(self, changes: list) -> list[str]:
         """A note per file the task left unparseable (merge/checks/syntax.py): the merge and its checks
         read such a version as nothing, so it would merge without a word and the landed tree not load."""
@@ -601,6 +611,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             notes.append(f"{len(declared)} intent(s) declared with `wtc intent add` ({names}) apply once the task "
                          f"has merged, at `wtc consolidate --run {run.run_id}`")
         notes += self._left_behind_notes(run, changes, task_id)
+        unread = self._names_unread(run, changes)
+        notes += [unread.note()] if unread else []
         notes += self._syntax_notes(changes)
         from ..consolidate.names import is_manifest
 
@@ -622,7 +634,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                              "consolidation applies, so no intent carries it (the relock decides the rest)")
         result = TaskFinished(
             run=run.run_id, task=task_id, state=state.value, commit=tip, branch=task.branch, changed=changed,
-            reserved=reserved, worktree=None, notes=notes,
+            reserved=reserved, worktree=None, notes=notes, names_unread=unread.to_json() if unread else {},
             intents=[i.to_json() | self._relock_tool(i, tip) for i in derived]
             + [row["data"] | {"state": row["state"]} for row in declared],
         )

@@ -363,6 +363,7 @@ def landed(r: Landed) -> str:
         from ..coordinator.landing import unparsed_summary
 
         lines.append(f"  landed files that do not parse (approved by path): {unparsed_summary(r.unparsed)}")
+    lines += [f"  NOT CHECKED: {note}" for note in _names_unread_note(r.names_unread)]
     return "\n".join(lines)
 
 
@@ -707,7 +708,9 @@ def task_check(r: TaskCheck) -> str:
         "NOT CHECKED for uses of names it removed: the look gave no answer (below)" \
         if r.left_behind_unchecked else \
         "merges cleanly onto integration" + (f" and the {others} other task{'s' if others != 1 else ''} compared"
-                                             if others else "")
+                                             if others else "") \
+        + (f", but NOT CHECKED for uses of names it removed in {', '.join(r.names_unread['languages'])} (below)"
+           if r.names_unread else "")
     lines = [f"task {r.task} ({r.state}, read from its {r.source}, {len(r.files)} files changed): {verdict}"]
     if r.not_compared:
         # A clean verdict covers only what was compared: say who was left out, and why.
@@ -748,7 +751,17 @@ def task_check(r: TaskCheck) -> str:
         lines.append(f"  intent {intent['op']} {intent.get('name') or ''}{spec} in {intent['manifest']}: {intent['state']}"
                      + (" (applies at consolidation, once the task has merged)" if intent["state"] == "declared" else ""))
     lines += [f"  left behind: {note}" for note in _left_behind_notes(r)]
+    lines += [f"  NOT CHECKED: {note}" for note in _names_unread_note(r.names_unread)]
     return "\n".join(lines)
+
+
+def _names_unread_note(names_unread: dict[str, Any]) -> list[str]:
+    """The caveat of a result's `names_unread` (check/names_unread.py), as one line, or none."""
+    if not names_unread:
+        return []
+    from ..check.names_unread import unread_note
+
+    return [unread_note(names_unread)]
 
 
 def _left_behind_notes(r: TaskCheck) -> list[str]:

@@ -124,8 +124,12 @@ class Reach:
                  spelled: Callable[[str, frozenset[bytes]], frozenset[bytes]] = lambda path, found: found,
                  star_list: Callable[[str], bytes] = lambda path: b"",
                  reaching: Callable[[str], "tuple[bool, frozenset[bytes]] | None"] = lambda path: None,
-                 closed: Callable[[str], bool] = lambda path: False):
+                 closed: Callable[[str], bool] = lambda path: False,
+                 package_key: Callable[[str], str | None] = lambda path: None):
         self._files = files
+        # path -> the package whose top-level names it shares (linked.package_key: Go's folder, the
+        # one package of C and C++), None: its own file's. A package-wide candidate reaches its users there.
+        self._package_key = package_key
         # path -> the name of the list a star import of it takes (Python's `__all__`; b"": none):
         # a side that writes it anew hides names without touching a line (star_list_added).
         self._star_list = star_list
@@ -587,7 +591,8 @@ class Reach:
                 for path in tip_paths(tip.tokens.get(token)):
                     imported_by.setdefault(path, set()).add(user)
             directory = posixpath.dirname(user)
-            for path in [*by.by_directory.get(directory, ()), *tip_paths(tip.wide.get(directory))]:
+            package = self._package_key(user)
+            for path in [*by.by_directory.get(package, ()), *tip_paths(tip.wide.get(package))] if package is not None else ():
                 near_by.setdefault(path, set()).add(user)
             if user in own_set:
                 near_by.setdefault(user, set()).add(user)
@@ -858,13 +863,14 @@ class _ByPath:
             self.by_token.setdefault(reach._module_token(path), []).append(path)
             self.by_module.setdefault(reach._module_path(path), []).append(path)
             if reach._package_wide(path):
-                self.by_directory.setdefault(posixpath.dirname(path), []).append(path)
+                self.by_directory.setdefault(reach._package_key(path) or "", []).append(path)
             package = reach._package_of(path)
             if package is not None:
                 self.by_package.setdefault(package, []).append(path)
         self.whole = {token for token in self.by_token if one_word(token)}
         self.split = [token for token in self.by_token if token not in self.whole]
         self.candidates = set(candidates)
+        self.package_key = reach._package_key
 
     def pair(self, user: str, text: bytes, near_by: dict[str, set[str]], imported_by: dict[str, set[str]]) -> None:
         # An import spells its module's last part as a whole word (`util` in `pkg.util`,
@@ -876,7 +882,7 @@ class _ByPath:
             for path in self.by_token[token]:
                 imported_by.setdefault(path, set()).add(user)
         directory = posixpath.dirname(user)
-        for path in self.by_directory.get(directory, ()):
+        for path in self.by_directory.get(self.package_key(user), ()) if self.by_directory else ():
             near_by.setdefault(path, set()).add(user)
         if self.by_package:
             for path in self.by_package.get(self.package_of(user) or "", ()):

@@ -48,6 +48,7 @@ import tree_sitter
 from ...frozen import value_class
 from .declared_types import nested_type_targets, static_member_targets
 from .duplicates import find_duplicates
+from .linked import LINKED, error_words, file_local, package_key, reading_profile, surely_placed
 from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, profile_for_path
 from ..languages.reparse import inverted
@@ -126,7 +127,7 @@ def package_unseen(finding: SemanticFinding) -> bool:
     another file of that package may still define it."""
     profile = semantic_profile(finding.definition_path)
     return (finding.problem == "broken" and finding.kind != "import" and profile is not None
-            and profile.semantic.package == "directory")
+            and profile.semantic.package in ("directory", "linked"))
 
 
 def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
@@ -236,7 +237,7 @@ class _Check:
         # resolve()'s index, per rules: module path -> files, and last module part -> (file, parts).
         # Built once: a merge of thousands of files resolves thousands of imports (cortex 531e91f0:
         # 150 s, most of it recomputing every file's module path for each import).
-        self._directories: dict[str, list[str]] | None = None   # directory -> files, for package_files
+        self._directories: dict[str, list[str]] | None = None   # package key -> files, for package_files
         self._typed_packages: dict[str, list[str]] | None = None   # Java package -> files (typed_package_files)
         self._modules: dict[int, tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]] = {}
         self._reach: Reach | None = None                                # live words, per side and file
@@ -277,6 +278,7 @@ class _Check:
                 return self._symbols[(path,) + key]
         profile = semantic_profile(path)
         assert profile is not None
+        profile = reading_profile(path, data, profile)   # (a C++ header named .h)
         # A NUL byte does not make a file a profile reads binary (git's guess is for diffs): a Python
         # file holding one still imports a name, and a use in it is a use (found: `from pkg.u import
         # parse` missed when the file held a NUL). A file marked binary by its attributes is not read
@@ -291,7 +293,7 @@ class _Check:
                 given = self.trees.get(which) if len(self.files) == 1 else None
                 tree = given or self._parse(profile, path, which, data)
                 self._trees[(path, data)] = tree
-            if tree.root_node.has_error:
+            if tree.root_node.has_error and not profile.semantic.partial_parse:
                 self._unreadable(path)
                 return None
             return extract(profile, data, tree, uses=uses)
@@ -374,14 +376,18 @@ class _Check:
         profile = semantic_profile(path)
         assert profile is not None
         data = self.files[path].version(which)
-        if not profile.semantic.hidden_names or data is None:
+        if not (profile.semantic.hidden_names or profile.semantic.partial_parse) or data is None:
             return frozenset()
         found = self._hidden.get((path, data))
         if found is None:
             tree = self.tree(path, which)
-            captures = tree_sitter.QueryCursor(hidden_query(profile)).captures(tree.root_node) if tree else {}
-            found = self._hidden[(path, data)] = frozenset(
-                data[node.start_byte:node.end_byte].decode("utf-8", "replace") for node in captures.get("name", ()))
+            if profile.semantic.partial_parse:   # (C: words inside the parse's ERROR nodes, linked.py)
+                found = error_words(tree, data) if tree is not None else frozenset()
+            else:
+                captures = tree_sitter.QueryCursor(hidden_query(profile)).captures(tree.root_node) if tree else {}
+                found = frozenset(data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+                                  for node in captures.get("name", ()))
+            self._hidden[(path, data)] = found
         return found
 
     def still_holds(self, module: str, importer: str, side: str) -> bool:
@@ -406,7 +412,7 @@ class _Check:
         if tree is None:   # the symbols came from the index: parse now (it parsed cleanly before)
             profile = semantic_profile(path)
             assert profile is not None
-            tree = self._trees[(path, data)] = self._parse(profile, path, which, data)
+            tree = self._trees[(path, data)] = self._parse(reading_profile(path, data, profile), path, which, data)
         return tree
 
     def _parse(self, profile: Profile, path: str, which: str, data: bytes) -> tree_sitter.Tree:
@@ -495,7 +501,8 @@ class _Check:
                 continue
             for side in _SIDES:
                 ranges = touched[side]
-                candidates = [d for d in base.definitions if _within(d.line, ranges) and d.name.encode() in live[side]]
+                candidates = [d for d in base.definitions if _within(d.line, ranges) and d.name.encode() in live[side]
+                              and (d.container or surely_placed(path, versions.base, d))]
                 if candidates:
                     # `function b` renamed while `export { b }` stayed: the export went with it (symbols.py).
                     own = {d.name for d in candidates if not d.container}
@@ -565,7 +572,7 @@ class _Check:
                                 barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose,
                                 may_import=self.may_import,
                                 package_of=_typed_package, unspelled=_unspelled, spelled=_spelled,
-                                star_list=_star_list_word)
+                                star_list=_star_list_word, package_key=package_key)
         return self._reach
 
     def imported_files(self, path: str) -> frozenset[str]:
@@ -677,7 +684,7 @@ class _Check:
         by_key = {(r.path, r.definition.container, r.definition.name): r for r in removals}
         tokens = {r.path: self.import_token(r.path) for r in removals}
         wide = {path: self.package_wide(path) for path in tokens}
-        directories = {path: posixpath.dirname(path) for path in tokens}
+        directories = {path: package_key(path) for path in tokens}
         removed_paths = set(tokens)
         wide_directories = {directories[path] for path in tokens if wide[path]}
         # Java: a class's file is seen by its package's files without an import (profile package_types).
@@ -695,7 +702,7 @@ class _Check:
             # naming its module (or, Go, from the same directory), so the file must mention it.
             # With many removals (a big merge has thousands, and thousands of files), by the words
             # the file holds first: one scan of the file instead of a search per removal.
-            here = posixpath.dirname(path)
+            here = package_key(path)
             candidates = (removals if len(removals) <= _FEW_REMOVALS
                           else [r for word in by_name.keys() & set(_WORDS.findall(data)) for r in by_name[word]])
             mentioned: dict[bytes, bool] = {}   # module token -> in this file (many removals share one)
@@ -760,6 +767,8 @@ class _Check:
                 for target in targets:
                     removal = by_key.get(_removal_key(target))
                     starred = target[1] == STARRED
+                    if removal is not None and removal.path != path and self.file_local(removal):
+                        continue   # C's `static`: its own file's name, whatever another file calls so
                     if removal is not None and self.broken(removal, used_side, starred):
                         reported.add(reference.name)
                         yield self.finding(removal, path, reference, used_side, starred)
@@ -893,7 +902,7 @@ class _Check:
                     yield from self.imported_from(merged.star_modules[0], name, path, rules)
                 return
             yield (path, (), name)
-            if rules.package == "directory":
+            if rules.package in ("directory", "linked"):
                 for other in self.package_files(path):
                     yield (other, (), name)
             elif rules.package_types:
@@ -1023,7 +1032,7 @@ class _Check:
             files = (self.through_modules(imported.module, path, rules) or []) \
                 if rules.root_module else self.import_files(imported.module, path, rules)
         else:
-            files = [path] + (self.package_files(path) if rules.package == "directory" else [])
+            files = [path] + (self.package_files(path) if rules.package in ("directory", "linked") else [])
             imported = _visible_import(merged, type_name, reference)
             if imported is not None and imported.name is not None and rules.package_types:
                 # Java: `import p.Store;` names Store.java itself (a class, never a function).
@@ -1083,8 +1092,11 @@ class _Check:
         if self._directories is None:   # once: a big merge asks for thousands of packages
             self._directories = {}
             for p in self.files:
-                self._directories.setdefault(posixpath.dirname(p), []).append(p)
-        return [p for p in self._directories.get(posixpath.dirname(path), ()) if p != path]
+                key = package_key(p)
+                if key is not None:
+                    self._directories.setdefault(key, []).append(p)
+        key = package_key(path)
+        return [p for p in self._directories.get(key, ()) if p != path] if key is not None else []
 
     def typed_package_files(self, path: str) -> list[str]:
         """The merge's other files of `path`'s package where a class needs no import (Java): its
@@ -1361,17 +1373,29 @@ class _Check:
         if definition.container and not own_kind and any(definition.container in s.heritage for s in (merged, base, kept) if s):
             return False
         if self.package_wide(removal.path) and definition.kind != "import":   # imports are the file's own
-            if not self.complete:
+            linked = package_key(removal.path) == LINKED
+            if not self.complete and not linked:
                 # One file of the package is seen (a git merge driver): the name may have moved to
                 # another. Where the caller reads them, they say; where not, nothing can, and the
                 # use stands reported (never a clean merge nobody checked).
                 return not self.defined_outside(removal.path, definition)
             for other in self.package_files(removal.path):
-                for which in ("base", "merged"):
+                # (C: a header declared it at the base as well as the file defining it; only one
+                # still standing in the merged tree answers a use)
+                for which in ("merged",) if linked else ("base", "merged"):
                     found = self.symbols(other, which, uses=False)
                     if found is not None and found.binds(definition.container, definition.name):
                         return False   # defined in another file of the package (moved, or a build variant)
+            if linked and not self.complete:
+                # (C: the merge's files are those that spell the name, the left-behind look's; a
+                # caller's reader of more, a git merge driver's, may know one more definition)
+                return not self.defined_outside(removal.path, definition)
         return True
+
+    def file_local(self, removal: _Removal) -> bool:
+        """Whether the removed definition is its file's alone (profile `file_local`: C's `static`)."""
+        base = self.files[removal.path].base
+        return base is not None and file_local(removal.path, base, removal.definition)
 
     def defined_outside(self, path: str, definition: Definition) -> bool:
         """Whether another file of `path`'s package, read through `package_reader` (any version
@@ -1540,7 +1564,7 @@ def _typed_package(path: str) -> str | None:
 
 def _package_wide(path: str) -> bool:
     profile = semantic_profile(path)
-    return profile is not None and profile.semantic.package == "directory"
+    return profile is not None and profile.semantic.package in ("directory", "linked")
 
 
 def _barrels(path: str) -> bool:
@@ -1599,7 +1623,7 @@ def _readable(path: str) -> bool:
 
 # How the check names a file, for the tables of a tip's files (tip_index.py).
 PATH_FACTS = PathFacts(readable=_readable, module_token=_module_token, module_path=_file_module,
-                       package_wide=_package_wide, barrels=_barrels, module_keys=module_keys,
+                       package_wide=_package_wide, barrels=_barrels, module_keys=module_keys, package_key=package_key,
                        index_names=_index_names)
 
 

@@ -38,6 +38,7 @@ import tree_sitter
 from ...frozen import value_class
 from ..lines.linediff import added_lines, added_text, edited_lines, follow, lines_text, touched_lines
 from ..languages.profiles import Profile, SemanticRules, SignatureRules, profile_for_path
+from .linked import LINKED, package_key, reading_profile
 from .reach import NEAR
 from ..result import SemanticFinding
 from .symbols import FUNCTION_KINDS, Definition, Reference, Symbols, extract, visible_import
@@ -248,9 +249,12 @@ def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | 
         return None
     counted = dict(rules.counted)
     arity, optional, receiver = 0, 0, False
-    for child in parameters.named_children:
-        if child.is_extra:
-            continue
+    children = [child for child in parameters.named_children if not child.is_extra]
+    if not children and rules.empty_unknown:
+        return None   # C's `f()`: any arguments (not a function that takes none)
+    if rules.none and len(children) == 1 and source[children[0].start_byte:children[0].end_byte].strip() == rules.none.encode():
+        children = []   # C's `f(void)`: none
+    for child in children:
         if child.type in rules.receivers:
             receiver = True
             continue
@@ -374,6 +378,7 @@ def reshaped(path: str, before: bytes, after: bytes, *,
                    for first, _last in touched.ranges):
             return set()
     try:
+        profile = reading_profile(path, after, profile)   # (a C++ header named .h)
         old_tree, new_tree = profile.parse(before), profile.parse(after)
         old, new = symbols if symbols is not None else (None, None)
         old = old if old is not None else extract(profile, before, old_tree, uses=False)
@@ -414,11 +419,11 @@ def _calls(check: _Check, changes: list[_Change], used_side: str) -> Iterator[Se
         profile = _profile(path)
         if profile is None:
             continue
-        here = path.rsplit("/", 1)[0] if "/" in path else ""
+        here = package_key(path)
         names = {c.definition.name for c in changes
                  if c.definition.name.encode() in data
                  and (c.path == path or tokens[c.path] in data
-                      or (check.package_wide(c.path) and (c.path.rsplit("/", 1)[0] if "/" in c.path else "") == here))}
+                      or (here is not None and check.package_wide(c.path) and package_key(c.path) == here))}
         if not names:
             continue
         added = added_lines(versions.base or b"", data)
@@ -434,7 +439,7 @@ def _calls(check: _Check, changes: list[_Change], used_side: str) -> Iterator[Se
         for reference in merged.references:
             if reference.kind != "call" or reference.name not in names or reference.line not in followed:
                 continue
-            target = _target(check, path, reference, merged)
+            target = _target(check, path, reference, merged, by_key)
             if target is None:
                 continue
             change = by_key.get(target[:3])
@@ -446,10 +451,12 @@ def _calls(check: _Check, changes: list[_Change], used_side: str) -> Iterator[Se
             yield _finding(check, change, path, reference, used_side, count)
 
 
-def _target(check: _Check, path: str, reference: Reference,
-            merged: Symbols) -> tuple[str, tuple[str, ...], str, str] | None:
+def _target(check: _Check, path: str, reference: Reference, merged: Symbols,
+            changed: "dict | frozenset" = frozenset()) -> tuple[str, tuple[str, ...], str, str] | None:
     """(file, container, name, how) of the one definition a call surely means, else None; `how`:
-    "bare", "self" (through the enclosing type's receiver), "class" or "module"."""
+    "bare", "self" (through the enclosing type's receiver), "class" or "module". A linked
+    language's function declared in a header and defined in a file is one function (C has no
+    overloads): the first of its files in `changed` (the keys of the reshaped definitions)."""
     profile = _profile(path)
     assert profile is not None
     rules = profile.semantic
@@ -479,7 +486,7 @@ def _target(check: _Check, path: str, reference: Reference,
                 return None
             if merged.binds((), name):
                 return (path, (), name, "bare")
-            if rules.package == "directory":
+            if rules.package in ("directory", "linked"):
                 candidates += [(f, (), name, "bare") for f in check.package_files(path)
                                if check.defined_in_merged((f, (), name))]
     elif receiver in rules.self_receivers or receiver in reference.selves:
@@ -509,6 +516,8 @@ def _target(check: _Check, path: str, reference: Reference,
             # or field whose declared type the file spells (`code.addNamed(...)`).
             candidates += [(f, c, n, "class") for f, c, n in check.targets(path, reference, merged)]
     defined = list(dict.fromkeys(c for c in candidates if check.defined_in_merged(c[:3])))
+    if len(defined) > 1 and all(package_key(c[0]) == LINKED for c in defined):
+        return next((c for c in defined if c[:3] in changed), defined[0])
     return defined[0] if len(defined) == 1 else None
 
 

@@ -15,6 +15,7 @@ unplaceable reference can only cost a finding, never invent one.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import threading
@@ -155,6 +156,8 @@ def compile_queries(profile: Profile) -> None:
         specifiers_query(profile)
     if profile.semantic.guards:
         guards_query(profile)
+    if profile.semantic.silent:
+        silent_query(profile)
     fingerprint(profile)
 
 
@@ -235,6 +238,30 @@ def _pattern_texts(profile: Profile) -> tuple[bytes, ...]:
 def hidden_query(profile: Profile) -> tree_sitter.Query:
     """The profile's `hidden_names` query (names the parse does not place), compiled once."""
     return _compile(profile, profile.semantic.hidden_names)
+
+
+@functools.lru_cache(maxsize=None)
+def silent_query(profile: Profile) -> tree_sitter.Query:
+    """The profile's `silent` query (nodes no name inside is a use in), compiled once."""
+    return _compile(profile, profile.semantic.silent)
+
+
+def _silent_spans(profile: Profile, tree: tree_sitter.Tree) -> tuple[list[int], list[int]]:
+    """The (starts, ends) of the outermost `@silent` nodes of `tree`, in order."""
+    nodes = tree_sitter.QueryCursor(silent_query(profile)).captures(tree.root_node).get("silent", [])
+    starts: list[int] = []
+    ends: list[int] = []
+    for node in sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte)):
+        if ends and node.end_byte <= ends[-1]:
+            continue   # inside the one before
+        starts.append(node.start_byte)
+        ends.append(node.end_byte)
+    return starts, ends
+
+
+def _within_spans(spans: tuple[list[int], list[int]], at: int) -> bool:
+    index = bisect.bisect_right(spans[0], at) - 1
+    return index >= 0 and at < spans[1][index]
 
 
 @functools.lru_cache(maxsize=None)
@@ -955,9 +982,12 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
                     rules.path_prefixes, rules.default_export, guarded)
     _add_exports(out, raw_exports, source, rules.default_export)
+    quiet = _silent_spans(profile, tree) if rules.silent and raw_refs else None
     for name_node, kind in raw_refs:
         if name_node.id in defined_at or name_node.id in imported_at:
             continue   # an import's own name is the import (Rust's `use crate::parse;` is no path read as a value)
+        if quiet and _within_spans(quiet, name_node.start_byte):
+            continue   # no use where it stands (profile `silent`: C's `#ifdef X`)
         defined_at.add(name_node.id)   # one reference per name node, however many patterns found it
         name = _text(source, name_node)
         if not _WORD.match(name):

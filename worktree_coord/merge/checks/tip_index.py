@@ -45,6 +45,7 @@ class PathFacts:
     def __init__(self, *, readable: Callable[[str], bool], module_token: Callable[[str], bytes],
                  module_path: Callable[[str], str], package_wide: Callable[[str], bool],
                  barrels: Callable[[str], bool],
+                 package_key: Callable[[str], str | None] = lambda path: None,
                  module_keys: Callable[[str, Iterable[str]], set[tuple[str, str]]] = lambda path, names: set(),
                  index_names: Callable[[str], frozenset[str]] = lambda path: frozenset()):
         self.readable = readable          # a semantic profile reads it
@@ -52,6 +53,7 @@ class PathFacts:
         self.module_path = module_path
         self.package_wide = package_wide
         self.barrels = barrels
+        self.package_key = package_key    # the package a file shares top-level names with (linked.py), or None
         # (path, index names) -> the keys of the module index it stands at (semantic.module_keys)
         self.module_keys = module_keys
         self.index_names = index_names    # path -> its language's index names (`__init__`)
@@ -316,6 +318,8 @@ class TipIndex:
             if not self.directories.get(directory):
                 _insert(self.user_dirs, directory, sort)   # build() sorts them at the end
             self.directories.add(directory, path)
+            if (package := facts.package_key(path)) is not None and package != directory:
+                self.directories.add(package, path)   # (C's one package: every user of it, linked.py)
             _insert(self.users, path, sort)
             if facts.barrels(path):
                 _insert(self.barrel_users, path, sort)
@@ -330,7 +334,7 @@ class TipIndex:
                 self.split_tokens[token] = self.split_tokens.get(token, 0) + 1
             self.modules.add(facts.module_path(path), path)
             if facts.package_wide(path):
-                self.wide.add(posixpath.dirname(path), path)
+                self.wide.add(facts.package_key(path) or "", path)
 
     def _replace(self, path: str, old: "Record", new: "Record") -> None:
         """`_remove(path)` then `_add(path, new)` for a file at the tip before and after, whose
@@ -399,6 +403,8 @@ class TipIndex:
                 self._drop_imports(path, imports)
             directory = posixpath.dirname(path)
             self.directories.discard(directory, path)
+            if (package := facts.package_key(path)) is not None and package != directory:
+                self.directories.discard(package, path)
             if not self.directories.get(directory):
                 _delete(self.user_dirs, directory)
             _delete(self.users, path)
@@ -418,7 +424,7 @@ class TipIndex:
                     del self.split_tokens[token]
             self.modules.discard(facts.module_path(path), path)
             if facts.package_wide(path):
-                self.wide.discard(posixpath.dirname(path), path)
+                self.wide.discard(facts.package_key(path) or "", path)
 
     # -- questions --------------------------------------------------------------------------------
     def holding(self, part: bytes) -> set[str]:

@@ -230,3 +230,20 @@ def _path_tables(index: tuple) -> tuple[dict[str, str], dict[str, tuple[int, str
         _PATH_TABLES[1] = (by_name, by_extension)
         _PATH_TABLES[0] = index
     return _PATH_TABLES[1]
+
+
+def names_unread_language(path: str) -> str | None:
+    """The name of `path`'s language when it is code whose names no semantic check reads (a
+    profile with no `[semantic]` table and not `code = false`: C# today), else None (no profile,
+    a document or data, or a language the check reads). Read from the profile's TOML, without
+    validating it: a task of C files loads no grammar to be told its names were not looked for."""
+    name = profile_name_for_path(path)
+    if name is None:
+        return None
+    raw = _profile_toml(name)
+    return None if "semantic" in raw or raw.get("code", True) is False else str(raw.get("name", name))
+
+
+@functools.lru_cache(maxsize=None)
+def _profile_toml(name: str) -> dict[str, Any]:
+    return shipped_toml(name, dict(_shipped())[name])

@@ -206,6 +206,8 @@ class SignatureRules:
     unparsed tokens a macro call holds (Rust's `token_tree`): a name followed there by such a list
     opening with `(` is a call whose arguments are the list's `,`-separated runs, its count unknown
     when a token of `token_unknown` (a closure's `|`, generics' `<`, a macro's `$`) stands among them.
+    `empty_unknown`: an empty parameter list takes any arguments (C's `f()`, before C23); `none`:
+    the text of a lone parameter that means the function takes none (C's `f(void)`).
     `optional`: parameter kinds a call may leave out (Python's `sep="-"`): counted between the
     fewest and the most arguments a call passes; a counted parameter after one makes the count
     unknown. `transparent`: decorators that keep what a function takes (Python's `functools.lru_cache`), by
@@ -227,6 +229,8 @@ class SignatureRules:
     token_unknown: frozenset[str] = frozenset()
     transparent: frozenset[str] = frozenset()
     optional: frozenset[str] = frozenset()
+    empty_unknown: bool = False     # an empty list takes any arguments (C's `f()` before C23)
+    none: str = ""                  # the text of a lone parameter that means none (C's `void`)
 
     @property
     def enabled(self) -> bool:
@@ -364,6 +368,13 @@ class SemanticRules:
     `own_kinds`: the definition kinds (`@definition.<kind>`) of members no base gives (Rust's enum
     variants: a trait impl adds methods and consts, never a variant): one gone from its type is gone
     though the type declares bases (`@heritage`).
+    `package = "linked"`: every file of the languages so marked shares one package, the linker's
+    (C, C++: a use in any file may mean a definition in any other, merge/checks/linked.py);
+    `file_local`: a pattern of a definition's text before its name that makes it its file's alone
+    (C's `static`); `partial_parse`: a version the parser does not read cleanly is read outside its
+    ERROR nodes, and a name written inside one is never taken as removed (C's macros defeat the
+    parser in most real files). `silent`: a query whose `@silent` nodes hold no use of a name (C's
+    `#if defined(X)`: a macro undefined there reads as 0, no break).
     """
 
     tags: tuple[str, ...] = ()
@@ -378,7 +389,8 @@ class SemanticRules:
     relative_parents: frozenset[str] = frozenset()  # leading parts meaning "up one directory" (`..`, `super`)
     index_names: frozenset[str] = frozenset()       # files named for their directory (`__init__`, `index`)
     module_binding: str = "full"                    # `import a.b` binds "a.b" (full) or "b" (last part)
-    package: str = "file"                           # "directory": a directory's files share top-level names (Go)
+    package: str = "file"                           # "directory": a directory's files share top-level names (Go);
+                                                    # "linked": every file of the linked languages does (C, C++)
     scopes: tuple[tuple[str, str], ...] = ()        # node kind -> field naming the type whose members it holds
     function_scopes: tuple[tuple[str, str], ...] = ()  # node kind -> field naming it: a function no tag defines
     member_of: tuple[tuple[str, str], ...] = ()     # definition kind -> field naming its type (Go receivers)
@@ -411,6 +423,9 @@ class SemanticRules:
     any_name: tuple[str, ...] = ()                  # a top-level function of this name answers any name asked of its module (`__getattr__`)
     all_members: frozenset[str] = frozenset()       # members every class has (Java's Object methods, `toString`)
     own_kinds: frozenset[str] = frozenset()         # member kinds no base gives (Rust's `variant`): heritage hides none
+    file_local: str = ""                            # a pattern of a definition's text before its name: its file's alone (C's `static`)
+    partial_parse: bool = False                     # a version with ERROR nodes is read outside them (C's macros): linked.py
+    silent: str = ""                                # a query: `@silent` nodes no name inside is a use in (C's `#if X`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -433,10 +448,11 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
-                  "import_statements", "any_name", "all_members", "own_kinds"}
+                  "import_statements", "any_name", "all_members", "own_kinds", "file_local",
+                  "partial_parse", "silent"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
-                   "transparent", "optional"}
+                   "transparent", "optional", "empty_unknown", "none"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
                  "source_folders", "entries", "dependency_fields", "source_roots"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
@@ -651,7 +667,7 @@ _PROFILE_KEYS = frozenset({
     "name", "grammar", "grammar_function", "extensions", "filenames", "comments", "terminators", "containers",
     "declarations", "labels", "data", "anchored", "repeatable", "order_sensitive", "deferred", "name_kinds",
     "variant_markers", "lazy_annotations", "binds", "semantic", "claims", "section_opener", "parse_aliases",
-    "parse_masks", "union_when_added_twice", "added_twice_conflict"})
+    "parse_masks", "union_when_added_twice", "added_twice_conflict", "code"})
 _CONTAINER_KEYS = frozenset({"kind", "parent", "unordered", "member_field", "separator", "keep_sorted", "parent_key",
                              "top_level", "statements", "commute"})
 
@@ -958,7 +974,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
             if not folder or folder.startswith("/") or ".." in folder.split("/"):
                 raise ConfigError(f"language profile {source}: semantic.{key} entry {folder!r} must be a "
                                   "path below the project", fix='write it like "src" or "src/lib.rs"')
-    for key in ("version_suffix", "root_module", "source_sets", "module_replaces", "workspace_modules"):
+    for key in ("version_suffix", "root_module", "source_sets", "module_replaces", "workspace_modules", "file_local"):
         try:
             found = re.compile(text(key, ""))
         except re.error as error:
@@ -977,7 +993,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
             raise ConfigError(f"language profile {source}: semantic.workspace and semantic.workspace_modules go "
                               "together, the pattern with a group (a module's folder), with semantic.root_module",
                               fix='write them like workspace = "go.work" with workspace_modules = "^[ \\t]*(?:use[ \\t]+)?(\\.\\S*)"')
-    for key in ("members_in_scope", "member_imports", "package_types"):
+    for key in ("members_in_scope", "member_imports", "package_types", "partial_parse"):
         if not isinstance(raw.get(key, False), bool):
             raise ConfigError(f"language profile {source}: semantic.{key} must be true or false")
     return SemanticRules(
@@ -987,7 +1003,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         module_separator=text("module_separator", "."), module_roots=frozenset(strings("module_roots")),
         relative_parents=frozenset(strings("relative_parents")), index_names=frozenset(strings("index_names")),
         module_binding=text("module_binding", "full", ("full", "last")),
-        package=text("package", "file", ("file", "directory")), scopes=kind_to_field("scopes"),
+        package=text("package", "file", ("file", "directory", "linked")), scopes=kind_to_field("scopes"),
         function_scopes=kind_to_field("function_scopes"),
         member_of=kind_to_field("member_of"), self_fields=kind_to_field("self_fields"), type_names=frozenset(strings("type_names")),
         globals=frozenset(strings("globals")),
@@ -1004,7 +1020,8 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         star_names=text("star_names", ""), star_hidden=text("star_hidden", ""), star_list=text("star_list", ""),
         star_named=text("star_named", ""),
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
-        own_kinds=frozenset(strings("own_kinds")),
+        own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
+        partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
@@ -1094,8 +1111,11 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
         raise ConfigError(f"{where}.arguments must be a field name")
     if raw:
         check_field(arguments, "semantic.signatures.arguments")
-    if not isinstance(raw.get("receiver_first", False), bool):
-        raise ConfigError(f"{where}.receiver_first must be true or false")
+    for key in ("receiver_first", "empty_unknown"):
+        if not isinstance(raw.get(key, False), bool):
+            raise ConfigError(f"{where}.{key} must be true or false")
+    if not isinstance(raw.get("none", ""), str):
+        raise ConfigError(f"{where}.none must be a string")
     return SignatureRules(parameters=paths, counted=kind_to_field("counted", True),
                           receivers=frozenset(strings("receivers")), receiver_first=raw.get("receiver_first", False),
                           uncountable=frozenset(strings("uncountable")), defaults=frozenset(strings("defaults")),
@@ -1103,7 +1123,8 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
                           arguments=arguments, argument_lists=frozenset(strings("argument_lists")),
                           spread=frozenset(strings("spread")), token_lists=frozenset(strings("token_lists")),
                           token_unknown=frozenset(strings("token_unknown")),
-                          transparent=frozenset(strings("transparent")), optional=frozenset(strings("optional")))
+                          transparent=frozenset(strings("transparent")), optional=frozenset(strings("optional")),
+                          empty_unknown=raw.get("empty_unknown", False), none=raw.get("none", ""))
 
 
 def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],

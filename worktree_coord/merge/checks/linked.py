@@ -1,0 +1,100 @@
+"""The package a file shares its top-level names with, and what C and C++ need beside it.
+
+Stage: asked by the post-merge checks (semantic.py, reach.py, tip_index.py, signatures.py) of a
+path whose profile's `[semantic] package` is not "file". Input: a path (and, for the C family, a
+definition's text or a version's tree). Output: the package key (`package_key`), whether a
+definition is its file's alone (`file_local`), and the words a version writes where its parse
+does not place them (`error_words`).
+
+Why: Go's package is its folder (`package = "directory"`). C and C++ have one package: the
+linker's. A function defined in lauxlib.c and declared in lauxlib.h is called from any file of the
+repository that declares it, most through an `#include` of the header, which names no module the
+check could follow; so every file of the linked languages shares one key (`package = "linked"`),
+and a use in any of them may mean a definition in any other, unless it defines or declares the
+name itself. A `static` definition (profile `file_local`) is its own file's alone. The C
+preprocessor defeats a parser in most real files (`cast(T*, x)`, `l_sinline`, a macro's arguments):
+profile `partial_parse` reads such a version outside its ERROR nodes, and a name written inside one
+is taken as possibly defined there (`error_words`), never as removed (precision first).
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+import re
+from typing import TYPE_CHECKING
+
+from ..languages.profiles import profile_for_path
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+    from ..languages.profiles import Profile
+    from .symbols import Definition
+
+LINKED = "\0linked"   # the key of the linked languages' one package: no folder is spelled so
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+
+
+@functools.lru_cache(maxsize=65536)
+def package_key(path: str) -> str | None:
+    """The package whose top-level names `path` shares (its folder for Go, LINKED for C and C++),
+    None where its names are its own file's."""
+    profile = profile_for_path(path)
+    package = profile.semantic.package if profile is not None else "file"
+    if package == "directory":
+        return posixpath.dirname(path)
+    return LINKED if package == "linked" else None
+
+
+def file_local(path: str, data: bytes, definition: "Definition") -> bool:
+    """Whether `definition` (of `path`'s version `data`) is its file's alone: the profile's
+    `file_local` pattern (C's `static`) stands in its text before its name."""
+    profile = profile_for_path(path)
+    pattern = profile.semantic.file_local if profile is not None else ""
+    if not pattern:
+        return False
+    text = data[definition.start_byte:definition.end_byte]
+    name = re.search(rb"(?<!\w)" + re.escape(definition.name.encode()) + rb"(?!\w)", text)
+    head = text[:name.start()] if name is not None else text
+    return re.search(pattern.encode(), head) is not None
+
+
+def error_words(tree: "tree_sitter.Tree", data: bytes) -> frozenset[str]:
+    """The words inside the ERROR nodes of `tree` (a version `data` of a profile with
+    `partial_parse`): a definition whose name stands there may still be one."""
+    found: set[str] = set()
+    stack = [tree.root_node] if tree.root_node.has_error else []
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR":
+            found.update(word.decode("utf-8", "replace") for word in _WORD.findall(data[node.start_byte:node.end_byte]))
+        else:
+            stack.extend(child for child in node.children if child.has_error)
+    return frozenset(found)
+
+
+def reading_profile(path: str, data: bytes | None, profile: "Profile") -> "Profile":
+    """The profile a version `data` of `path` is read with: `profile` (its path's), or, for a file of
+    the linked languages, the one that claims it by its contents (a `.h` holding a class or a
+    namespace is C++'s: cpp.toml `claims`), when that one has a semantic check too."""
+    if data is None or profile.semantic.package != "linked":
+        return profile
+    claimed = profile_for_path(path, data)
+    return claimed if claimed is not None and claimed.semantic.enabled else profile
+
+
+def surely_placed(path: str, data: bytes, definition: "Definition") -> bool:
+    """Whether a top-level `definition` of a version `data` of `path` surely stands at the top:
+    always, unless the profile reads versions in part (`partial_parse`), the version's parse
+    has ERROR nodes, and the definition's line is indented. The parser's recovery from an ERROR
+    can close a function or class early and leave its locals or members at the top (leveldb
+    a7dc502e: a function's `MutexLock lock(...)` read as a top-level `lock`, then as removed);
+    a top-level C declaration starts its line."""
+    profile = profile_for_path(path)
+    if profile is None or not profile.semantic.partial_parse:
+        return True
+    line_start = data.rfind(b"\n", 0, definition.start_byte) + 1
+    if not data[line_start:definition.start_byte].strip(b" \t") == b"" or line_start == definition.start_byte:
+        return True   # it starts its line, or something stands before it there
+    return not reading_profile(path, data, profile).parse(data).root_node.has_error
