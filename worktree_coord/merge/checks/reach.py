@@ -820,9 +820,13 @@ def _unmarked(base: bytes, new: bytes | None) -> frozenset[bytes]:
         if old_lines is None:
             old_lines, new_lines = base.split(b"\n"), new.split(b"\n")
         for offset in range(old_count):
-            before = words(old_lines[old_start - 1 + offset])
+            old_line = old_lines[old_start - 1 + offset]
             after = words(new_lines[new_start - 1 + offset])
-            if after and after < before:
+            # A word of the old line is a part of its bytes: a new word its bytes do not hold
+            # means the line gained a word (most edits), and the old line's words are not read.
+            if not after or any(word not in old_line for word in after):
+                continue
+            if after < words(old_line):
                 found |= after
     return frozenset(found)
 
