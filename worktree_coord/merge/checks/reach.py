@@ -820,13 +820,14 @@ def _unmarked(base: bytes, new: bytes | None) -> frozenset[bytes]:
         if old_lines is None:
             old_lines, new_lines = base.split(b"\n"), new.split(b"\n")
         for offset in range(old_count):
-            old_line = old_lines[old_start - 1 + offset]
-            after = words(new_lines[new_start - 1 + offset])
-            # A word of the old line is a part of its bytes: a new word its bytes do not hold
-            # means the line gained a word (most edits), and the old line's words are not read.
-            if not after or any(word not in old_line for word in after):
+            old_line, new_line = old_lines[old_start - 1 + offset], new_lines[new_start - 1 + offset]
+            # A word of the old line is a part of its bytes: a run of the new line whose word
+            # (the run less its leading digits: words()) its bytes do not hold means the line
+            # gained a word (most edits), and neither line's words are made.
+            if any(run.lstrip(b"0123456789") not in old_line for run in new_line.translate(RUN_BYTES).split()):
                 continue
-            if after < words(old_line):
+            after = words(new_line)
+            if after and after < words(old_line):
                 found |= after
     return frozenset(found)
 
