@@ -94,3 +94,22 @@ def test_gone_words_are_their_statement_on_edited_files_and_random_lines() -> No
     # A name dropped from a list of quoted names (`__all__`) while still defined is gone too.
     assert _gone_words(b'__all__ = ["parse", "other"]\n\n\ndef parse(x):\n    return x\n',
                        b'__all__ = ["other"]\n\n\ndef parse(x):\n    return x\n') == {b"parse"}
+
+
+def test_gone_words_read_the_touched_code_for_members_only_where_new_spells_one(monkeypatch) -> None:
+    """The touched code's words less members (`Object.isFrozen`) are made only for a kept word that
+    `new` spells after a `.`: a bench_merge task file (24 return lines each gaining `# task 7`)
+    makes none; one whose kept word is a member somewhere does (the immer case above)."""
+    from worktree_coord.merge.checks import reach
+
+    cut: list[bytes] = []
+
+    def counted(text: bytes) -> bytes:
+        cut.append(text)
+        return _code(text)
+    monkeypatch.setattr(reach, "_code", counted)
+    base = b"".join(b"def f%d(x):\n    return x * %d + 5\n\n" % (k, k) for k in range(24))
+    new = b"".join(b"def f%d(x):\n    return x * %d + 5  # task 7\n\n" % (k, k) for k in range(24))
+    assert _gone_words(base, new) == _gone(base, new) == frozenset()
+    assert cut == []
+    assert _gone_words(b"f(isFrozen(x))\n", b"f(Object.isFrozen(x))\n") == {b"isFrozen"} and cut

@@ -797,7 +797,12 @@ def _gone_words(base: bytes, new: bytes | None, kept: frozenset[bytes] | None = 
     # (Cheapest first: the few words of the touched lines, then a substring search for each, and only
     # for a word `new` does spell after a `.` the scan of all of `new`.)
     if members := (held & kept) - gone:
-        members = {word for word in members & words(_MEMBER.sub(b"", _code(text))) if b"." + word in new}
+        # (the substring search first: the touched code's member-less words are made only for a word
+        # `new` spells after a `.`, which most edits' kept words are not: 40% of this function's time
+        # on a bench_merge task file before)
+        members = {word for word in members if b"." + word in new}
+        if members:
+            members &= words(_MEMBER.sub(b"", _code(text)))
         if members:
             gone |= members - words(_MEMBER.sub(b"", _code(new)))
     return gone
