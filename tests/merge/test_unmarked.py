@@ -12,7 +12,7 @@ from worktree_coord.merge.checks import reach
 from worktree_coord.merge.checks.reach import _unmarked, words
 from worktree_coord.merge.lines.linediff import hunks
 
-from tests.merge.word_samples import ROOT
+from tests.merge.word_samples import edited_sources, random_line_edits
 
 
 def _statement(base: bytes, new: bytes) -> frozenset[bytes]:
@@ -40,20 +40,10 @@ def _edited(data: bytes, rnd: random.Random) -> bytes:
 
 
 def test_unmarked_is_its_statement_on_edited_sources_and_random_lines() -> None:
-    rnd = random.Random(36)
-    files = sorted((ROOT / "worktree_coord" / "merge").rglob("*.py"))
-    assert len(files) > 50
-    for path in files:
-        data = path.read_bytes()
-        for _ in range(3):
-            new = _edited(data, rnd)
-            assert _unmarked(data, new) == _statement(data, new), path
+    for path, data, new in edited_sources(_edited):
+        assert _unmarked(data, new) == _statement(data, new), path
     parts = [b"a", b"ab", b"b1", b"1b", b"_", b"$", b"9", b" ", b"(", b".", b"export ", b"pub ", b"\x80"]
-    for _ in range(5000):
-        lines = [b"".join(rnd.choice(parts) for _ in range(rnd.randint(0, 6))) for _ in range(rnd.randint(1, 6))]
-        changed = [line if rnd.random() < 0.5 else b"".join(rnd.choice(parts) for _ in range(rnd.randint(0, 6)))
-                   for line in lines]
-        base, new = b"\n".join(lines), b"\n".join(changed)
+    for base, new in random_line_edits(parts, count=5000, lines=6, keep=0.5):
         assert _unmarked(base, new) == _statement(base, new), (base, new)
     # The cases it was written for: `export` or `pub` dropped, and a word dropped beside a kept one.
     assert _unmarked(b"export enum MessageType {\n", b"enum MessageType {\n") == {b"enum", b"MessageType"}
