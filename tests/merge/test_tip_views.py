@@ -73,12 +73,12 @@ def test_a_tip_merge_is_checked_from_the_tips_files_copied_not_rebuilt(tmp_path:
 
     repo, merges = _drain(tmp_path)
     index = MergeIndex()
-    seen: list[tuple[list, _Check]] = []
+    seen: list[tuple[list, _Check, dict | None]] = []
     made = _Check.__init__
 
     def kept(self, files, *args, **kwargs):
         made(self, files, *args, **kwargs)
-        seen.append((list(files), self))
+        seen.append((list(files), self, kwargs.get("by_path")))
     monkeypatch.setattr(semantic._Check, "__init__", kept)
     diff = functools.partial(_changes, repo=repo)
     checked = 0
@@ -86,15 +86,16 @@ def test_a_tip_merge_is_checked_from_the_tips_files_copied_not_rebuilt(tmp_path:
         trees = [repo[x].peel(pygit2.Tree) for x in merge]
         seen.clear()
         tree.check_tree_merge(repo, *merge, index=index)
-        ours = index.changes(repo, trees[0], trees[1], diff)
-        assert ours is index.changes(repo, trees[0], trees[1], diff) == diff(trees[0], trees[1])
         views = index.tip_views(repo, (str(trees[0].id), str(trees[1].id)))
-        for files, check in seen[:1]:
+        for files, check, by_path in seen[:1]:
             checked += 1
+            assert by_path is not None and check.files is by_path   # handed in, not built from `files`
             assert check.files == {f.path: f for f in files}
             assert [path for path, _ in check.in_order()] == [f.path for f in files] == sorted(f.path for f in files)
             # Shared with the tip's views: a file no side of this merge touched is the tip's own view.
             assert all(check.files[path] is view for path, view in views.views.items() if path in check.files
                        and path not in check.loose)
             assert check.files is not views.views
+        ours = index.changes(repo, trees[0], trees[1], diff)
+        assert ours is index.changes(repo, trees[0], trees[1], diff) == diff(trees[0], trees[1])
     assert checked >= len(merges) - 2
