@@ -14,7 +14,7 @@ import re
 from worktree_coord.merge.checks.reach import _COMMENT_LINES, _QUOTED, _gone_words, words
 from worktree_coord.merge.lines.linediff import ranges_text, touched_lines
 
-from tests.merge.word_samples import ROOT, random_texts, repository_files
+from tests.merge.word_samples import edited_sources, random_line_edits, random_texts, repository_files
 
 _NAME = re.compile(rb"[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
 _MEMBER_NAME = re.compile(rb"(?<=\.)[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
@@ -63,21 +63,11 @@ def test_words_are_the_name_search_over_the_repository_and_random_bytes() -> Non
 
 
 def test_gone_words_are_their_statement_on_edited_files_and_random_lines() -> None:
-    rnd = random.Random(36)
-    files = sorted(path for path in (ROOT / "worktree_coord" / "merge").rglob("*.py"))
-    assert len(files) > 50
-    for path in files:
-        data = path.read_bytes()
-        for _ in range(3):
-            new = _edited(data, rnd)
-            assert _gone_words(data, new) == _gone(data, new), path
+    for path, data, new in edited_sources(_edited):
+        assert _gone_words(data, new) == _gone(data, new), path
     parts = [b"a", b"b1", b"_", b"$", b"9", b"0x", b" ", b"\t", b"#", b"//", b"--", b"*", b"/*", b"\x80", b".", b"ab",
              b"'", b'"', b"\\"]
-    for _ in range(20000):
-        lines = [b"".join(rnd.choice(parts) for _ in range(rnd.randint(0, 6))) for _ in range(rnd.randint(1, 8))]
-        changed = [line if rnd.random() < 0.6 else b"".join(rnd.choice(parts) for _ in range(rnd.randint(0, 6)))
-                   for line in lines]
-        base, new = b"\n".join(lines), b"\n".join(changed)
+    for base, new in random_line_edits(parts, count=20000, lines=8, keep=0.6):
         assert _gone_words(base, new) == _gone(base, new), (base, new)
     # A name kept only in a comment is gone; one a code line still holds is not.
     assert _gone_words(b"def parse(x):\n    return x\n", b"# parse was here\ndef parse_text(x):\n    return x\n") \
@@ -94,3 +84,22 @@ def test_gone_words_are_their_statement_on_edited_files_and_random_lines() -> No
     # A name dropped from a list of quoted names (`__all__`) while still defined is gone too.
     assert _gone_words(b'__all__ = ["parse", "other"]\n\n\ndef parse(x):\n    return x\n',
                        b'__all__ = ["other"]\n\n\ndef parse(x):\n    return x\n') == {b"parse"}
+
+
+def test_gone_words_read_the_touched_code_for_members_only_where_new_spells_one(monkeypatch) -> None:
+    """The touched code's words less members (`Object.isFrozen`) are made only for a kept word that
+    `new` spells after a `.`: a bench_merge task file (24 return lines each gaining `# task 7`)
+    makes none; one whose kept word is a member somewhere does (the immer case above)."""
+    from worktree_coord.merge.checks import reach
+
+    cut: list[bytes] = []
+
+    def counted(text: bytes) -> bytes:
+        cut.append(text)
+        return _code(text)
+    monkeypatch.setattr(reach, "_code", counted)
+    base = b"".join(b"def f%d(x):\n    return x * %d + 5\n\n" % (k, k) for k in range(24))
+    new = b"".join(b"def f%d(x):\n    return x * %d + 5  # task 7\n\n" % (k, k) for k in range(24))
+    assert _gone_words(base, new) == _gone(base, new) == frozenset()
+    assert cut == []
+    assert _gone_words(b"f(isFrozen(x))\n", b"f(Object.isFrozen(x))\n") == {b"isFrozen"} and cut

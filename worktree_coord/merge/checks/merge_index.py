@@ -364,12 +364,14 @@ class MergeIndex:
     # -- changes per tip --------------------------------------------------------------------------
     def changes(self, repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree,
                 diff: Callable[[pygit2.Tree, pygit2.Tree], Changes]) -> Changes:
-        """`diff(old, new)`, from memory or disk when known (a copy: callers may keep it)."""
+        """`diff(old, new)`, from memory or disk when known: the kept mapping itself, to be read,
+        never changed (a copy at every call, three a merge, copied every path the run had changed:
+        0.3 ms a merge at the end of a 1,000-task drain)."""
         key = (str(old.id), str(new.id))
         kept = self._get(self._tips, key)
         if kept is not _MISSING:
             self.stats["tips_hit"] += 1
-            return dict(kept)
+            return kept
         path = self._entry("tips", "", f"{key[0]}-{key[1]}")
         found = _load(path, self.stats, raw=True)
         changes = _unpack(found) if found is not _MISSING else None
@@ -380,7 +382,7 @@ class MergeIndex:
             changes = diff(old, new)
             self._save_tip(path, changes)
         self._remember(key, changes)
-        return dict(changes)
+        return changes
 
     def kept_changes(self, old: str, new: str) -> Changes | None:
         """The changes between two trees (ids) this process holds in memory, not copied (to be read,
@@ -393,13 +395,13 @@ class MergeIndex:
                 diff: Callable[[pygit2.Tree, pygit2.Tree], Changes], step: Changes | None = None) -> Changes:
         """`diff(old, result)` from `changes(old, tip)` and the (small) `diff(tip, result)` (`step`
         when the caller knows it: disjoint.py): what the next merge, whose tip `result` is, asks
-        for. Kept like `changes`."""
+        for. Kept like `changes`, and like it the kept mapping itself (to be read, never changed)."""
         key = (str(old.id), str(result.id))
         kept = self._get(self._tips, key)
         if kept is not _MISSING:
             self.stats["tips_hit"] += 1
-            return dict(kept)
-        changes = self.changes(repo, old, tip, diff)
+            return kept
+        changes = dict(self.changes(repo, old, tip, diff))   # (the tip's own stay as they are)
         step = diff(tip, result) if step is None else step
         self._put(self._steps, key, (str(tip.id), step), MAX_TIPS)
         for path, (before, after) in step.items():
@@ -412,7 +414,7 @@ class MergeIndex:
         self.stats["tips_composed"] += 1
         self._save_tip(self._entry("tips", "", f"{key[0]}-{key[1]}"), changes)
         self._remember(key, changes)
-        return dict(changes)
+        return changes
 
     def step(self, old: pygit2.Tree, result: pygit2.Tree) -> tuple[str, Changes] | None:
         """(tip id, diff(tip, result)) of the `advance` that composed `result`'s changes in this

@@ -802,7 +802,12 @@ def _gone_words(base: bytes, new: bytes | None, kept: frozenset[bytes] | None = 
     # (Cheapest first: the few words of the touched lines, then a substring search for each, and only
     # for a word `new` does spell after a `.` the scan of all of `new`.)
     if members := (held & kept) - gone:
-        members = {word for word in members & words(_MEMBER.sub(b"", _code(text))) if b"." + word in new}
+        # (the substring search first: the touched code's member-less words are made only for a word
+        # `new` spells after a `.`, which most edits' kept words are not: 40% of this function's time
+        # on a bench_merge task file before)
+        members = {word for word in members if b"." + word in new}
+        if members:
+            members &= words(_MEMBER.sub(b"", _code(text)))
         if members:
             gone |= members - words(_MEMBER.sub(b"", _code(new)))
     return gone
@@ -825,9 +830,14 @@ def _unmarked(base: bytes, new: bytes | None) -> frozenset[bytes]:
         if old_lines is None:
             old_lines, new_lines = base.split(b"\n"), new.split(b"\n")
         for offset in range(old_count):
-            before = words(old_lines[old_start - 1 + offset])
-            after = words(new_lines[new_start - 1 + offset])
-            if after and after < before:
+            old_line, new_line = old_lines[old_start - 1 + offset], new_lines[new_start - 1 + offset]
+            # A word of the old line is a part of its bytes: a run of the new line whose word
+            # (the run less its leading digits: words()) its bytes do not hold means the line
+            # gained a word (most edits), and neither line's words are made.
+            if any(run.lstrip(b"0123456789") not in old_line for run in new_line.translate(RUN_BYTES).split()):
+                continue
+            after = words(new_line)
+            if after and after < words(old_line):
                 found |= after
     return frozenset(found)
 

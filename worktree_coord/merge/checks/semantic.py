@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import posixpath
 import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
@@ -141,7 +142,8 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
                       index: "MergeIndex | None" = None, tip: "TipIndex | None" = None,
                       loose: Iterable[str] = (), readable: bool = False,
                       unreadable: set[str] | None = None, manifests: str = "base",
-                      modules: "Callable[[SemanticRules, Callable], ModuleTables] | None" = None) -> tuple[SemanticFinding, ...]:
+                      modules: "Callable[[SemanticRules, Callable], ModuleTables] | None" = None,
+                      by_path: dict[str, Versions] | None = None) -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order,
     each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
     changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is
@@ -168,9 +170,11 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     its own tree (check/left_behind.py: a nested go.mod the task adds makes its folder a module).
     `modules(rules, facts)` (with `tip`): the module index of the tip's files outside the merge's
     own (module_index.ModuleTables, kept per tip), which the check lays the merge's own files over
-    instead of indexing every file."""
+    instead of indexing every file. `by_path` (with `tip` and `readable`): `files` by path, in any
+    order (tree._tip_files: the tip's copied, not a mapping built from every file at every merge)."""
     checked = files if readable and isinstance(files, list) else [f for f in files if semantic_profile(f.path) is not None]
-    check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files)
+    check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files,
+                   by_path=by_path if readable and tip is not None else None)
     check.index = index
     check.tip, check.loose = tip, frozenset(loose)
     check.tip_modules = modules if tip is not None else None
@@ -208,8 +212,12 @@ def tree_module_files(tree_file: TreeFile, tree_folders: TreeFolders | None = No
 class _Check:
     def __init__(self, files: list[Versions], labels: tuple[str, str, str], trees: dict[str, tree_sitter.Tree],
                  complete: bool = True, tree_file: TreeFile | None = None,
-                 tree_folders: TreeFolders | None = None, package_files: PackageFiles | None = None):
-        self.files = {f.path: f for f in files}
+                 tree_folders: TreeFolders | None = None, package_files: PackageFiles | None = None,
+                 by_path: dict[str, Versions] | None = None):
+        # By path; in `files`' order, unless given (`by_path`: the same files in another order,
+        # gone over in path order, which is then `files`' order: in_order()).
+        self.files = {f.path: f for f in files} if by_path is None else by_path
+        self._sorted = by_path is not None
         self.index: MergeIndex | None = None   # find_broken_names(index=...)
         self.tip: TipIndex | None = None       # find_broken_names(tip=..., loose=...)
         self.loose: Iterable[str] = ()
@@ -245,6 +253,10 @@ class _Check:
         self._resolved: dict[tuple[str, str, SemanticRules], tuple[str, ...]] = {}   # resolve(), per folder
         self._named: dict[tuple[tuple[str, str], SemanticRules], tuple[str, ...]] = {}   # files_at()
 
+
+    def in_order(self) -> Iterable[tuple[str, Versions]]:
+        """(path, versions) of every file, in the order of the files the check was given."""
+        return sorted(self.files.items(), key=_PATH_OF) if self._sorted else self.files.items()
 
     @property
     def reexports(self) -> ReExports:
@@ -533,7 +545,7 @@ class _Check:
         if self.tip is not None and side == "right":
             return [self.files[path] for path in sorted(set(self.loose) & self.files.keys())
                     if not self.files[path].same(side, "base")]
-        return [versions for versions in self.files.values() if not versions.same(side, "base")]
+        return [versions for _, versions in self.in_order() if not versions.same(side, "base")]
 
     def changed_count(self, side: str) -> int:
         """len(changed_files(side)); for the left side of a tip's merge, from the tip's tables."""
@@ -693,7 +705,7 @@ class _Check:
         spelled = {id(r): use_word(r.path, r.definition.container, r.definition.name).encode() for r in removals}
         for removal in removals:
             by_name.setdefault(spelled[id(removal)], []).append(removal)
-        for path, versions in self.files.items():
+        for path, versions in self.in_order():
             if versions.same(used_side, "base") or not versions.exists(used_side) or not versions.exists("merged"):
                 continue
             data = versions.version(used_side)
@@ -1091,7 +1103,7 @@ class _Check:
     def package_files(self, path: str) -> list[str]:
         if self._directories is None:   # once: a big merge asks for thousands of packages
             self._directories = {}
-            for p in self.files:
+            for p, _ in self.in_order():
                 key = package_key(p)
                 if key is not None:
                     self._directories.setdefault(key, []).append(p)
@@ -1103,7 +1115,7 @@ class _Check:
         directory, or the same folder below another source set (src/main/java and src/test/java)."""
         if self._typed_packages is None:   # once: asked for every `Math.max()` of every Java file
             self._typed_packages = {}
-            for p in self.files:
+            for p, _ in self.in_order():
                 package = _typed_package(p)
                 if package is not None:
                     self._typed_packages.setdefault(package, []).append(p)
@@ -1656,6 +1668,7 @@ def _defines(symbols: Symbols, definition: Definition) -> bool:
 
 
 _UNKNOWN = object()
+_PATH_OF = operator.itemgetter(0)   # (path, versions) -> path: in_order() sorts by it alone
 _MODULE_FACTS: dict[int, tuple[SemanticRules, dict[str, Any]]] = {}
 _MODULE_FACTS_KEPT = 200_000   # paths per profile's rules, at most: then forgotten all at once
 

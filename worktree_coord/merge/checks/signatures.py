@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Iterator, Protocol
+from typing import Iterable, Iterator, Protocol
 
 import tree_sitter
 
@@ -52,6 +52,8 @@ class _Check(Protocol):
     labels: dict[str, str]
 
     def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None: ...
+
+    def in_order(self) -> Iterable[tuple[str, Versions]]: ...
 
     def tree(self, path: str, which: str) -> tree_sitter.Tree | None: ...
 
@@ -412,7 +414,7 @@ def _calls(check: _Check, changes: list[_Change], used_side: str) -> Iterator[Se
         return
     by_key = {(c.path, c.definition.container, c.definition.name): c for c in changes}
     tokens = {c.path: check.module_token(c.path) for c in changes}
-    for path, versions in check.files.items():
+    for path, versions in check.in_order():
         data, merged_data = versions.version(used_side), versions.merged
         if data is None or merged_data is None or versions.same(used_side, "base"):
             continue
