@@ -35,6 +35,7 @@ _WORD = re.compile(r"[A-Za-z_$][\w$]*\Z")
 _LEADING_WORD = re.compile(rb"[A-Za-z_$][\w$]*")
 _ANY_WORD = re.compile(r"[\w$]")
 _ACCESSORS = {b"", b".", b"::", b"->", b"?.", b"!."}
+_JOINING = _ACCESSORS - {b""}   # what joins two words of one path (words side by side are two things)
 
 Container = tuple[str, ...]
 
@@ -1229,17 +1230,23 @@ def _receiver(source: bytes, name: tree_sitter.Node) -> str | None:
     parent = name.parent
     if parent is None:
         return None
-    before = None
+    earlier: list[tree_sitter.Node] = []
     for child in parent.named_children:
         if child.end_byte > name.start_byte:
             break
         # (JavaScript's `options?.f` holds its `?.` as a named node of its own between the two:
         # the receiver is the expression before it; found driving wtc on Leaflet)
         if not child.is_extra and child.type != "optional_chain":
-            before = child
-    if before is None or source[before.end_byte:name.start_byte].strip() not in _ACCESSORS:
+            earlier.append(child)
+    if not earlier or source[earlier[-1].end_byte:name.start_byte].strip() not in _ACCESSORS:
         return None
-    text = _text(source, before)
+    # Tokens a parse leaves flat (a Rust macro call's `writeln!(std::io::stdout(), ..)`) hold a path
+    # as words side by side: the receiver is all of `std::io`, never its last word `io` alone, which
+    # would read as a use of a bare `io` (ripgrep 082245dadb dropped `use std::io` and kept this).
+    start = len(earlier) - 1
+    while start and source[earlier[start - 1].end_byte:earlier[start].start_byte].strip() in _JOINING:
+        start -= 1
+    text = source[earlier[start].start_byte:earlier[-1].end_byte].decode("utf-8", "replace")
     # A receiver spells a word: a string's opening quote before its content (a profile's
     # `@reference` on an `__all__` entry) reaches nothing through anything.
     return text if _ANY_WORD.search(text) else None
