@@ -49,7 +49,7 @@ from ...frozen import value_class
 from .declared_types import nested_type_targets, static_member_targets
 from .duplicates import find_duplicates
 from .misplaced import find_misplaced
-from ..languages.profiles import Profile, SemanticRules, profile_for_path
+from ..languages.profiles import Profile, SemanticRules, member_name, profile_for_path
 from ..languages.reparse import inverted
 from .reach import Reach, star_list_added, words
 from ..result import SemanticFinding
@@ -1398,7 +1398,7 @@ class _Check:
         excerpt = "\n".join(text[:_EXCERPT_LINES]) + ("\n..." if len(text) > _EXCERPT_LINES else "")
         use = self.merged_line(use_path, reference.line)
         if definition.container != EXPORTS:
-            name = ".".join(definition.container + (definition.name,))
+            name = member_name(removal.path, definition.container, definition.name)
         else:   # an export: as the use names it (a default export, by the name its import binds)
             name = definition.name if use_word(removal.path, EXPORTS, definition.name) == definition.name else reference.name
         replacement = self.replacement(removal)
@@ -1450,7 +1450,7 @@ class _Check:
                if d.kind == definition.kind and d.container == definition.container and (d.container, d.name) not in old}
         if len(new) != 1:
             return ""
-        return new.pop() if definition.container == EXPORTS else ".".join(definition.container + (new.pop(),))
+        return new.pop() if definition.container == EXPORTS else member_name(removal.path, definition.container, new.pop())
 
 
 def _path_module(receiver: str, rules: SemanticRules, merged: Symbols, reference: Reference) -> str | None:
