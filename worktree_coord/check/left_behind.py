@@ -952,7 +952,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         if gone:
             imported.update(gone & _import_names(change.path, before, read_imports))
             if after is not None:
-                own_uses.extend(own_file_uses(change.path, after, {name for container, name in pairs if not container},
+                own_uses.extend(own_file_uses(change.path, after, pairs,
                                               symbols[0] if symbols is not None else None,
                                               symbols[1] if symbols is not None else None))
         if gone or shapes or (at is None and after is None):

@@ -926,6 +926,17 @@ class _Check:
                     return
                 yield from self.imported_from(module, name, path, rules)
                 return
+            if rules.members_in_scope and reference.container \
+                    and not reference.scopes & merged.local.get(receiver, set()):
+                # Java: a type nested in a class around the use is named bare there (`Kind.INTERFACE`
+                # in TypeSpec, which nests the enum Kind; in its sibling Builder too), and hides any
+                # class of that name another file holds: the member is the nested type's (found
+                # driving wtc on javapoet: a constant renamed left TypeSpec's own `Kind.INTERFACE`).
+                for depth in range(len(reference.container), 0, -1):
+                    nested = reference.container[:depth] + (receiver,)
+                    if nested in merged.bound and merged.binds(reference.container[:depth], receiver):
+                        yield (path, nested, name)
+                        return
             # A module-level local of evident class (`store = ErrorStore()` at a file's top: Python
             # reads it as a top-level "constant") is no type of the file: only a class or type of
             # that name is, and `store.put()` is then followed to the local's class (typed_local_targets).
