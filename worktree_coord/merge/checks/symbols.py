@@ -605,6 +605,8 @@ class _Placer:
         self.defs = defs                                  # node id -> (kind, name)
         self.scopes = dict(profile.semantic.scopes)        # node kind -> field naming its type
         self.function_scopes = dict(profile.semantic.function_scopes)   # node kind -> field naming it
+        self.anonymous = dict(profile.semantic.anonymous_classes)       # body kind -> parent's field naming its base
+        self.anonymous_containers: set[Container] = set()   # each one met: its base may give any member
         self.member_of = dict(profile.semantic.member_of)
         self.self_fields = dict(profile.semantic.self_fields)
         self.type_names = profile.semantic.type_names
@@ -637,6 +639,12 @@ class _Placer:
         if node.type in self.scopes:
             name = self.type_name(node, self.scopes[node.type])
             return ("container", name) if name else None
+        if node.type in self.anonymous and node.parent is not None:
+            # An anonymous class (Java's `new Runnable() { ... }`): its own container, so its
+            # `this.reset()` is never the enclosing class's reset (a false block when that one went).
+            base = node.parent.child_by_field_name(self.anonymous[node.type])
+            if base is not None:
+                return "anonymous", f"new {_text(self.source, base)}"
         if node.type in self.function_scopes:
             # A function the tags define nothing for (Java's constructor): what it binds is its own,
             # not a member of its class (`CodeBlock(Builder builder)` hid a method `builder()`'s removal).
@@ -709,13 +717,16 @@ class _Placer:
             if owner is not None:
                 role, name = owner
                 # (a node no tag defines, a constructor, by its kind: "constructor Block")
-                part = f"{self.defs.get(current.id, (current.type.removesuffix('_declaration'),))[0]} {name}"
+                part = name if role == "anonymous" else \
+                    f"{self.defs.get(current.id, (current.type.removesuffix('_declaration'),))[0]} {name}"
                 if role == "function":
                     receiver = self.type_name(current, self.member_of[current.type]) \
                         if current.type in self.member_of and not below else None
                     top = (((receiver,) if receiver else ()) + containers, (current.id,) + functions, (part,) + path)
                 else:
                     top = ((name,) + containers, functions, (part,) + path)
+                    if role == "anonymous":
+                        self.anonymous_containers.add(tuple(reversed(top[0])))
             self._up[(current.id, below)] = top
         return top
 
@@ -973,6 +984,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             # `util.parse()` uses `util` too: a removed import or class is caught through it.
             out.references.append(Reference(leading.group().decode(), "receiver", None, container, functions,
                                             name_node.start_point[0] + 1, declaration))
+    out.heritage.update(placer.anonymous_containers)
     return out
 
 

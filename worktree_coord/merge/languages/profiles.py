@@ -377,6 +377,7 @@ class SemanticRules:
     package: str = "file"                           # "directory": a directory's files share top-level names (Go)
     scopes: tuple[tuple[str, str], ...] = ()        # node kind -> field naming the type whose members it holds
     function_scopes: tuple[tuple[str, str], ...] = ()  # node kind -> field naming it: a function no tag defines
+    anonymous_classes: tuple[tuple[str, str], ...] = ()  # body kind -> its parent's field naming the type it extends
     member_of: tuple[tuple[str, str], ...] = ()     # definition kind -> field naming its type (Go receivers)
     self_fields: tuple[tuple[str, str], ...] = ()   # definition kind -> field whose name is its `self` (Go receivers)
     type_names: frozenset[str] = frozenset()        # node kinds naming a type inside those fields
@@ -426,7 +427,7 @@ MANIFESTS = ("Cargo.toml", "go.mod", "package.json", "pyproject.toml")
 
 _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member_imports", "package_types", "source_sets",
                   "module_separator", "member_separator",
-                  "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes", "function_scopes",
+                  "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes", "function_scopes", "anonymous_classes",
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
                   "signatures", "module_files", "source_folders",
                   "package_roots", "packages", "path_maps", "version_suffix", "root_module", "specifiers",
@@ -952,7 +953,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         relative_parents=frozenset(strings("relative_parents")), index_names=frozenset(strings("index_names")),
         module_binding=text("module_binding", "full", ("full", "last")),
         package=text("package", "file", ("file", "directory")), scopes=kind_to_field("scopes"),
-        function_scopes=kind_to_field("function_scopes"),
+        function_scopes=kind_to_field("function_scopes"), anonymous_classes=kind_to_field("anonymous_classes"),
         member_of=kind_to_field("member_of"), self_fields=kind_to_field("self_fields"), type_names=frozenset(strings("type_names")),
         globals=frozenset(strings("globals")),
         manifest=text("manifest", "", ("",) + MANIFESTS), hidden_names=text("hidden_names", ""),
