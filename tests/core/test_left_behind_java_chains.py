@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_repo, wtc_in_process
-from tests.core.test_uses_left_behind import _branch_checked, _task_edited
+from tests.conftest import wtc_in_process
+from tests.core.test_uses_left_behind import _branch_checked, _second_finish, _task_edited
 
 P = "src/main/java/p/"
 STORE = ("package p;\n\npublic final class Store {\n  public static Entry open(String k) {\n    return new Entry();\n  }\n}\n")
@@ -45,18 +45,9 @@ def test_a_method_renamed_behind_a_static_factory_of_another_class_blocks_at_tas
 def test_a_call_another_task_adds_behind_a_static_factory_is_a_conflict_at_its_finish(tmp_path: Path) -> None:
     """Task `rn` renames Entry.put (no user at the pin) and merges; task `use`, started beside it,
     writes User.java's `Store.open("k").put(1)`: the queue's merge check of `use` is a conflict."""
-    repo = make_repo(tmp_path / "repo", {P + "Store.java": STORE, P + "Entry.java": ENTRY})
-    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
-    worktrees = {}
-    for task, own in (("rn", P + "Entry.java"), ("use", P + "User.java")):
-        code, body = wtc_in_process(repo, "task", "start", task, "--run", "r1", "--own", own)
-        assert code == 0, body
-        worktrees[task] = Path(body["worktree"])
-    (worktrees["rn"] / P / "Entry.java").write_text(RENAMED)
-    (worktrees["use"] / P / "User.java").write_text(USER)
-    code, body = wtc_in_process(repo, "task", "finish", "rn", "--run", "r1")
-    assert (code, body["state"]) == (0, "merged"), body
-    code, body = wtc_in_process(repo, "task", "finish", "use", "--run", "r1")
+    code, body = _second_finish(tmp_path, {P + "Store.java": STORE, P + "Entry.java": ENTRY},
+                                ("rn", P + "Entry.java", {P + "Entry.java": RENAMED}),
+                                ("use", P + "User.java", {P + "User.java": USER}))
     assert (code, body["state"]) == (1, "conflict"), body
     assert any("put" in str(conflict) for conflict in body["conflicts"]), body
 

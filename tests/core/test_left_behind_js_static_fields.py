@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_repo, wtc_in_process
-from tests.core.test_uses_left_behind import _branch_checked, _task_edited
+from tests.conftest import wtc_in_process
+from tests.core.test_uses_left_behind import _branch_checked, _second_finish, _task_edited
 
 STORE = ("export class Store {\n  static limit = 3;\n  static #secret = 1;\n  width = 2;\n\n"
          "  put(x) {\n    return x + Store.#secret;\n  }\n}\n\nexport class Base {\n  static depth = 1;\n}\n\n"
@@ -48,19 +48,10 @@ def test_a_renamed_static_field_blocks_in_wtc_check(tmp_path: Path) -> None:
 def test_a_read_another_task_adds_of_a_renamed_static_field_is_a_conflict_at_its_finish(tmp_path: Path) -> None:
     """Task `rn` renames Store.limit (and its read in src/use.js) and merges; task `more`, started
     beside it, adds a read of Store.limit: the queue's merge check of `more` is a semantic conflict."""
-    repo = make_repo(tmp_path / "repo", FILES)
-    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
-    worktrees = {}
-    for task, own in (("rn", "src/[su]*.js"), ("more", "src/more.js")):
-        code, body = wtc_in_process(repo, "task", "start", task, "--run", "r1", "--own", own)
-        assert code == 0, body
-        worktrees[task] = Path(body["worktree"])
-    (worktrees["rn"] / "src/store.js").write_text(RENAMED)
-    (worktrees["rn"] / "src/use.js").write_text(USE.replace("Store.limit", "Store.max"))
-    (worktrees["more"] / "src/more.js").write_text('import { Store } from "./store.js";\n\nexport const m = Store.limit;\n')
-    code, body = wtc_in_process(repo, "task", "finish", "rn", "--run", "r1")
-    assert (code, body["state"]) == (0, "merged"), body
-    code, body = wtc_in_process(repo, "task", "finish", "more", "--run", "r1")
+    code, body = _second_finish(
+        tmp_path, FILES,
+        ("rn", "src/[su]*.js", {"src/store.js": RENAMED, "src/use.js": USE.replace("Store.limit", "Store.max")}),
+        ("more", "src/more.js", {"src/more.js": 'import { Store } from "./store.js";\n\nexport const m = Store.limit;\n'}))
     assert (code, body["state"]) == (1, "conflict"), body
     assert any("limit" in str(conflict) for conflict in body["conflicts"]), body
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_repo, wtc_in_process
-from tests.core.test_uses_left_behind import _branch_checked, _task_edited
+from tests.conftest import wtc_in_process
+from tests.core.test_uses_left_behind import _branch_checked, _second_finish, _task_edited
 
 P = "src/main/java/p/"
 TYPESPEC = ("package p;\n\npublic final class TypeSpec {\n  public final Kind kind;\n\n"
@@ -50,20 +50,12 @@ def test_a_constant_of_a_nested_enum_renamed_and_read_in_its_file_blocks_in_wtc_
 def test_a_read_another_task_adds_in_the_file_of_a_renamed_constant_is_a_conflict(tmp_path: Path) -> None:
     """Task `rn` renames Kind.INTERFACE (and its reads) and merges; task `add`, started beside it, adds
     a method of TypeSpec reading Kind.INTERFACE: the queue's merge check of `add` is a conflict."""
-    repo = make_repo(tmp_path / "repo", FILES)
-    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
-    worktrees = {}
-    for task in ("rn", "add"):
-        code, body = wtc_in_process(repo, "task", "start", task, "--run", "r1", "--own", P + "TypeSpec.java")
-        assert code == 0, body
-        worktrees[task] = Path(body["worktree"])
-    (worktrees["rn"] / P / "TypeSpec.java").write_text(RENAMED.replace("Kind.INTERFACE", "Kind.IFACE"))
-    (worktrees["add"] / P / "TypeSpec.java").write_text(TYPESPEC.replace(
-        "  public static final class Builder {",
-        "  public boolean isClass() {\n    return kind != Kind.INTERFACE;\n  }\n\n  public static final class Builder {"))
-    code, body = wtc_in_process(repo, "task", "finish", "rn", "--run", "r1")
-    assert (code, body["state"]) == (0, "merged"), body
-    code, body = wtc_in_process(repo, "task", "finish", "add", "--run", "r1")
+    added = TYPESPEC.replace("  public static final class Builder {",
+                             "  public boolean isClass() {\n    return kind != Kind.INTERFACE;\n  }\n\n"
+                             "  public static final class Builder {")
+    code, body = _second_finish(tmp_path, FILES,
+                                ("rn", P + "TypeSpec.java", {P + "TypeSpec.java": RENAMED.replace("Kind.INTERFACE", "Kind.IFACE")}),
+                                ("add", P + "TypeSpec.java", {P + "TypeSpec.java": added}))
     assert (code, body["state"]) == (1, "conflict"), body
     assert any("INTERFACE" in str(conflict) for conflict in body["conflicts"]), body
 

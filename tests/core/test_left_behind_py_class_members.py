@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_repo, wtc_in_process
-from tests.core.test_uses_left_behind import _branch_checked, _task_edited
+from tests.conftest import wtc_in_process
+from tests.core.test_uses_left_behind import _branch_checked, _second_finish, _task_edited
 
 COLOR = ("import enum\nfrom enum import IntEnum\n\n\nclass Color(enum.Enum):\n    RED = 1\n    GREEN = 2\n\n\n"
          "class Size(IntEnum):\n    BIG = 1\n\n\nclass Config:\n    LIMIT = 3\n    WIDTH: int = 80\n\n\n"
@@ -118,19 +118,11 @@ def test_a_member_of_a_str_enum_renamed_blocks_in_wtc_check(tmp_path: Path) -> N
 def test_a_member_of_a_str_enum_another_task_reads_is_a_conflict_at_its_finish(tmp_path: Path) -> None:
     """Task `rn` renames Tone.WARM (and its read in pkg/use.py) and finishes, merged; task `use`, started
     beside it, adds a read of Tone.WARM: the queue's merge of `use` is a semantic conflict naming it."""
-    repo = make_repo(tmp_path / "repo", dict(FILES, **{"pkg/color.py": MIXED, "pkg/use.py": MIXED_USE}))
-    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
-    worktrees = {}
-    for task, own in (("rn", "pkg/[cu]*.py"), ("use", "pkg/more.py")):
-        code, body = wtc_in_process(repo, "task", "start", task, "--run", "r1", "--own", own)
-        assert code == 0, body
-        worktrees[task] = Path(body["worktree"])
-    (worktrees["rn"] / "pkg/color.py").write_text(MIXED.replace("    WARM =", "    HOT ="))
-    (worktrees["rn"] / "pkg/use.py").write_text(MIXED_USE.replace("Tone.WARM", "Tone.HOT"))
-    (worktrees["use"] / "pkg/more.py").write_text("from pkg.color import Tone\n\nwarm = Tone.WARM\n")
-    code, body = wtc_in_process(repo, "task", "finish", "rn", "--run", "r1")
-    assert (code, body["state"]) == (0, "merged"), body
-    code, body = wtc_in_process(repo, "task", "finish", "use", "--run", "r1")
+    code, body = _second_finish(
+        tmp_path, dict(FILES, **{"pkg/color.py": MIXED, "pkg/use.py": MIXED_USE}),
+        ("rn", "pkg/[cu]*.py", {"pkg/color.py": MIXED.replace("    WARM =", "    HOT ="),
+                                "pkg/use.py": MIXED_USE.replace("Tone.WARM", "Tone.HOT")}),
+        ("use", "pkg/more.py", {"pkg/more.py": "from pkg.color import Tone\n\nwarm = Tone.WARM\n"}))
     assert (code, body["state"]) == (1, "conflict"), body
     assert any("WARM" in str(conflict) for conflict in body["conflicts"]), body
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import git, make_repo, wtc_in_process
-from tests.core.test_uses_left_behind import _branch_checked, _task_edited
+from tests.conftest import wtc_in_process
+from tests.core.test_uses_left_behind import _branch_checked, _second_finish, _task_edited
 
 CARGO = '[package]\nname = "x"\nversion = "0.1.0"\nedition = "2021"\n'
 BEFORE = ("use std::{\n    io::{self, Write},\n    process::ExitCode,\n};\n\n"
@@ -42,18 +42,11 @@ def test_a_full_path_in_a_macro_call_after_its_import_is_dropped_finishes_merged
 def test_a_path_in_a_macro_call_another_task_adds_merges_beside_the_dropped_import(tmp_path: Path) -> None:
     """Task `drop` drops the import (its own use rewritten); task `add`, started beside it, appends a
     function whose macro call spells `std::io::stdout()`: the queue's merge of `add` checks clean."""
-    repo = make_repo(tmp_path / "repo", FILES)
-    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
-    worktrees = {}
-    for task in ("drop", "add"):
-        code, body = wtc_in_process(repo, "task", "start", task, "--run", "r1", "--own", "src/**")
-        assert code == 0, body
-        worktrees[task] = Path(body["worktree"])
-    (worktrees["drop"] / "src/main.rs").write_text(DROPPED.replace("    writeln!(std::io::stdout(), \"{}\", 1).unwrap();\n", ""))
-    (worktrees["add"] / "src/main.rs").write_text(
-        BEFORE.replace("fn tail() {\n}\n", "fn tail() {\n    writeln!(std::io::stdout(), \"{}\", 2).unwrap();\n}\n"))
-    assert wtc_in_process(repo, "task", "finish", "drop", "--run", "r1")[0] == 0
-    code, body = wtc_in_process(repo, "task", "finish", "add", "--run", "r1")
+    code, body = _second_finish(
+        tmp_path, FILES,
+        ("drop", "src/**", {"src/main.rs": DROPPED.replace("    writeln!(std::io::stdout(), \"{}\", 1).unwrap();\n", "")}),
+        ("add", "src/**", {"src/main.rs": BEFORE.replace(
+            "fn tail() {\n}\n", "fn tail() {\n    writeln!(std::io::stdout(), \"{}\", 2).unwrap();\n}\n")}))
     assert (code, body["state"]) == (0, "merged"), body
 
 
