@@ -40,10 +40,10 @@ def _uses(body: dict) -> list[tuple[str, str, list[int]]]:
 
 
 @pytest.mark.parametrize("old, new, uses", [
-    ("    Green,", "    Lime,", [("src/main.rs", "Color.Green", [6]), ("src/warm.rs", "Color.Green", [5])]),
-    ("    Red,", "    Crimson,", [("src/warm.rs", "Color.Red", [1])]),
-    ("    Custom {", "    Made {", [("src/main.rs", "Color.Custom", [7])]),
-    ("    pub const LIMIT", "    pub const MAX", [("src/main.rs", "Config.LIMIT", [8])]),
+    ("    Green,", "    Lime,", [("src/main.rs", "Color::Green", [6]), ("src/warm.rs", "Color::Green", [5])]),
+    ("    Red,", "    Crimson,", [("src/warm.rs", "Color::Red", [1])]),
+    ("    Custom {", "    Made {", [("src/main.rs", "Color::Custom", [7])]),
+    ("    pub const LIMIT", "    pub const MAX", [("src/main.rs", "Config::LIMIT", [8])]),
 ], ids=["variant-through-the-enum-and-self", "variant-imported", "struct-variant", "associated-const"])
 def test_a_member_read_through_its_types_name_renamed_blocks(tmp_path: Path, old: str, new: str, uses: list) -> None:
     code, body = _checked(tmp_path, COLOR.replace(old, new))
@@ -53,7 +53,7 @@ def test_a_member_read_through_its_types_name_renamed_blocks(tmp_path: Path, old
 
 def test_a_renamed_variant_blocks_in_wtc_check(tmp_path: Path) -> None:
     code, report = _branch_checked(tmp_path, FILES, {"src/color.rs": COLOR.replace("    Green,", "    Lime,")})
-    assert code == 1 and _uses(report) == [("src/main.rs", "Color.Green", [6]), ("src/warm.rs", "Color.Green", [5])], report
+    assert code == 1 and _uses(report) == [("src/main.rs", "Color::Green", [6]), ("src/warm.rs", "Color::Green", [5])], report
 
 
 @pytest.mark.parametrize("color", [

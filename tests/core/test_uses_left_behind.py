@@ -105,6 +105,26 @@ def _removal_merged(tmp_path: Path, files: dict[str, str], edits: dict[str, str 
     return body
 
 
+def _second_finish(tmp_path: Path, files: dict[str, str], first: tuple[str, str, dict[str, str]],
+                   second: tuple[str, str, dict[str, str]]) -> tuple[int, dict]:
+    """Tasks `first` and `second`, each (name, --own glob, edits: path -> new text), started together
+    on a repository of `files`; the first finished and merged; the second's finish (exit code,
+    result): what the queue's merge check says of its new code over the first's change."""
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    worktrees = {}
+    for task, own, _edits in (first, second):
+        code, body = wtc_in_process(repo, "task", "start", task, "--run", "r1", "--own", own)
+        assert code == 0, body
+        worktrees[task] = Path(body["worktree"])
+    for task, _own, edits in (first, second):
+        for path, text in edits.items():
+            (worktrees[task] / path).write_text(text)
+    code, body = wtc_in_process(repo, "task", "finish", first[0], "--run", "r1")
+    assert (code, body["state"]) == (0, "merged"), body
+    return wtc_in_process(repo, "task", "finish", second[0], "--run", "r1")
+
+
 def test_a_rename_whose_old_name_another_file_imports_is_named_at_finish(tmp_path):
     body = _finish_rename(tmp_path, FILES["pkg/utils.py"].replace("def guess_filename", "def filename_of"))
     left = [note for note in body["notes"] if "still uses" in note]

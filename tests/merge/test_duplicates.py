@@ -116,7 +116,7 @@ def test_rust_a_name_two_uses_bind_from_different_paths_in_a_cfg_test_module_is_
     test = b"    #[test]\n    fn three() {}\n\n"
     left = RS_TESTS.replace(b"    #[test]\n    fn one()", test + b"    #[test]\n    fn one()")
     right = RS_TESTS.replace(b"    fn two() {}\n}", b"    fn two() {}\n\n" + test.rstrip(b"\n") + b"\n}")
-    assert [f.name for f in _twice("src/lib.rs", RS_TESTS, left, right)] == ["tests.three"]
+    assert [f.name for f in _twice("src/lib.rs", RS_TESTS, left, right)] == ["tests::three"]
 
 
 def test_rust_underscore_imports_other_names_and_cfg_twin_modules_are_not_reported() -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from worktree_coord.merge import merge_file
+from worktree_coord.merge.result import name_word
 
 WTC = str(Path(sys.executable).parent / "wtc")
 
@@ -99,7 +100,7 @@ def test_go_delete_against_a_new_call_conflicts_in_one_file(case: str) -> None:
         assert not result.clean, result.merged.decode()
         if any(c.kind == "delete_use" for c in result.conflicts):
             continue   # the structured merge met the deletion beside the new call itself: markers there
-        assert {f.name.rsplit(".", 1)[-1] for f in result.semantic} == {"helper"}
+        assert {name_word(f.name) for f in result.semantic} == {"helper"}
         assert result.notes == ("the other files of this file's package were not read: "
                                 f"{result.semantic[0].name} may still be defined in one of them",)
 
@@ -109,7 +110,7 @@ def test_rust_delete_against_a_new_call_conflicts_in_one_file(case: str) -> None
     path = "src/util.rs"
     for result in _both_orders(*RUST_CASES[case], path):
         assert not result.clean, result.merged.decode()
-        assert {f.name.rsplit(".", 1)[-1] for f in result.semantic} == {"helper"}
+        assert {name_word(f.name) for f in result.semantic} == {"helper"}
 
 
 def test_another_file_of_the_package_that_defines_it_settles_it() -> None:

@@ -257,7 +257,7 @@ def test_rust_a_function_and_a_method_through_self_are_reported() -> None:
     changed = method.replace("fn get(&self, key: u8)", "fn get(&self, key: u8, fallback: u8)").replace("self.get(1)", "self.get(1, 0)")
     added = method.replace("    fn tail(&self) {}\n", "    fn tail(&self) {}\n\n    fn more(&self) -> u8 {\n        self.get(2)\n    }\n")
     [finding] = _reshaped("src/s.rs", method.encode(), changed.encode(), added.encode())
-    assert (finding.name, finding.kind, finding.arguments) == ("S.get", "method", 1)
+    assert (finding.name, finding.kind, finding.arguments) == ("S::get", "method", 1)
 
 
 def test_rust_a_macro_and_a_method_called_through_its_type_are_not_counted() -> None:

@@ -33,7 +33,7 @@ from ..boundary.globs import matches
 from ..frozen import value_class
 from ..gitrepo.repository import GIT_MODE_GITLINK, Change, GitRepo
 from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched_lines
-from ..merge.result import SemanticFinding
+from ..merge.result import SemanticFinding, name_word
 from ..merge.checks.linked import reading_profile
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, tree_module_files, use_word
 from ..merge.checks.reach import spelling, star_list_added
@@ -955,7 +955,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         if gone:
             imported.update(gone & _import_names(change.path, before, read_imports))
             if after is not None:
-                own_uses.extend(own_file_uses(change.path, after, {name for container, name in pairs if not container},
+                own_uses.extend(own_file_uses(change.path, after, pairs,
                                               symbols[0] if symbols is not None else None,
                                               symbols[1] if symbols is not None else None, before))
         if gone or shapes or (at is None and after is None):
@@ -1109,7 +1109,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                             else dataclasses.replace(finding, problem="broken", kind="signature"), star_lines)
             for finding in found
             if finding.problem in ("broken", "signature") and (finding.use_path not in touched or finding.use_path in own_users)
-            and finding.removed_by == "task" and finding.name.rsplit(".", 1)[-1] not in ignore]
+            and finding.removed_by == "task" and name_word(finding.name) not in ignore]
     # A use in the renaming file itself names what replaced the name where another use's finding does.
     replaced = {(f.definition_path, f.name): f.replacement for f in kept if f.replacement and f.kind != "signature"}
     return kept + [dataclasses.replace(finding, replacement=replaced.get((finding.definition_path, finding.name), ""))
@@ -1235,7 +1235,7 @@ def _read_there(finding: SemanticFinding, text: bytes) -> bool:
     profile = semantic_profile(finding.use_path)
     if profile is None:
         return False
-    word = finding.name.rsplit(".", 1)[-1].encode()
+    word = name_word(finding.name).encode()
     row = finding.use_line - 1
     stack = [profile.parse(text).root_node]
     while stack:

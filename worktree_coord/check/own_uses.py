@@ -1,9 +1,11 @@
 """Uses a task left, in the very file it removed a name from, of that name.
 
 Stage: the left-behind look (left_behind.py), for each file whose task version no longer defines a
-top-level name its base version defined. Input: that file's path, its task version, the names gone
-from it, and its base version's definitions. Output: one SemanticFinding (problem "broken", removed
-and used by the task) for each bare use of a gone name the task version no longer binds.
+name its base version defined. Input: that file's path, its task version, the definitions gone from
+it (container, name), and its base version's definitions. Output: one SemanticFinding (problem
+"broken", removed and used by the task) for each bare use of a gone top-level name the task version
+no longer binds, and each read of a gone member through the name of a type the file defines
+(`Kind.INTERFACE` in the class nesting the enum Kind: found driving wtc on javapoet's TypeSpec.java).
 
 Why: the look reads the uses in other files, and the merge's check the lines a side added; a use on
 an untouched line of the renaming file itself was read by neither. Found driving wtc on Leaflet: a
@@ -18,11 +20,15 @@ Map.TapHold.js has it), and the language resolves a bare name
 in the file itself: not where a star import may bring it (`from .x import *`), not in a language
 whose directory is its package (Go: another file of the folder may define it), nor, in C, a name
 that was not `static` (another file may define it), not inside a class
-of a language whose members are in scope (Java), and not a name the language has built in.
+of a language whose members are in scope (Java), and not a name the language has built in. A
+member only where the receiver names a type of the file (not a local of that name), the type still
+stands, neither declares the member nor has a base that may give it (a Rust variant: none does), and
+no assignment writes it back (`Store.limit = 3` after the class).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..merge.checks.linked import file_local, surely_placed
@@ -32,27 +38,30 @@ from ..merge.checks.symbols import extract
 from ..merge.checks.versions import MAX_BYTES
 from ..merge.result import SemanticFinding
 
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
 
-def own_file_uses(path: str, after: bytes, gone: set[str], before_symbols: Any,
+
+def own_file_uses(path: str, after: bytes, gone: set[tuple[tuple[str, ...], str]], before_symbols: Any,
                   after_symbols: Any = None, before: bytes | None = None) -> list[SemanticFinding]:
-    """The bare uses in `after` (the task's version of `path`) of the top-level names `gone` from it
-    that `after` no longer binds (module docstring); `before_symbols` are the base version's
-    definitions (where each name was defined), `after_symbols` the task version's where the caller
-    holds them already with their uses (a drain's merge index): else `after` is extracted, only
-    when it spells a gone name at all (a rename's file mostly does not: a merge of a drain pays a
-    word search, not an extraction). In a linked language (C) only a name `before` (the base
-    version) defined for its file alone (`static`) is read: another file may define any other
-    (a header the task added, lstate.h taking `typedef struct LX` from lstate.c in lua fa1382b5)."""
+    """The uses in `after` (the task's version of `path`) of the definitions `gone` from it, each a
+    (container, name), that `after` no longer binds (module docstring): a top-level name used bare,
+    a member read through its type's name; `before_symbols` are the base version's definitions
+    (where each name was defined), `after_symbols` the task version's where the caller holds them
+    already with their uses (a drain's merge index): else `after` is extracted, only when it
+    spells a gone name at all (a rename's file mostly does not: a merge of a drain pays a word
+    search, not an extraction). In a linked language (C) only a name `before` (the base version)
+    defined for its file alone (`static`) is read: another file may define any other (a header the
+    task added, lstate.h taking `typedef struct LX` from lstate.c in lua fa1382b5)."""
     profile = semantic_profile(path)
     if profile is None or not gone or len(after) > MAX_BYTES:
         return []
     rules = profile.semantic
     if rules.package == "linked":
         local = {d.name for d in (before_symbols.definitions if before_symbols is not None and before is not None else ())
-                 if not d.container and d.name in gone and file_local(path, before, d)   # type: ignore[arg-type]
+                 if not d.container and file_local(path, before, d)   # type: ignore[arg-type]
                  and surely_placed(path, before, d)}   # type: ignore[arg-type]
-        gone = gone & local
-    if not gone or rules.package == "directory" or spelling(name.encode() for name in gone).search(after) is None:
+        gone = {(container, name) for container, name in gone if not container and name in local}
+    if not gone or rules.package == "directory" or spelling(name.encode() for _, name in gone).search(after) is None:
         return []
     symbols = after_symbols if after_symbols is not None and after_symbols.references else None
     if symbols is None:
@@ -60,15 +69,34 @@ def own_file_uses(path: str, after: bytes, gone: set[str], before_symbols: Any,
             symbols = extract(profile, after)
         except (ValueError, UnicodeDecodeError):
             return []
-    if symbols is None or symbols.wildcard:
+    if symbols is None:
+        return []
+    lines = after.split(b"\n")
+    where = {(d.container, d.name): d for d in (before_symbols.definitions if before_symbols is not None else ())}
+    found = [] if symbols.wildcard else _bare_uses(symbols, {name for container, name in gone if not container},
+                                                  rules, lines)
+    members = {pair for pair in gone if pair[0]}
+    if members and (not symbols.wildcard or rules.members_in_scope):
+        found += _member_uses(symbols, members, rules, after, where)
+    out = []
+    for (container, name), reference in found:
+        definition = where.get((container, name))
+        use = lines[reference.line - 1].decode("utf-8", "replace").strip() if 0 < reference.line <= len(lines) else ""
+        out.append(SemanticFinding(rules.member_name(container, name), definition.kind if definition is not None else "",
+                                   path, definition.line if definition is not None else 0, path, reference.line,
+                                   "task", "task", reference.declaration, "", use))
+    return out
+
+
+def _bare_uses(symbols: Any, gone: set[str], rules: Any, lines: list[bytes]) -> list[tuple[tuple[tuple[str, ...], str], Any]]:
+    """The bare uses of the top-level names `gone` the file no longer binds around them."""
+    if not gone:
         return []
     imported = {item.bound for item in symbols.imports if item.scope is None}
     defined = {d.name for d in symbols.definitions if not d.container}
-    lines = after.split(b"\n")
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
-    where = {d.name: d for d in (before_symbols.definitions if before_symbols is not None else ()) if not d.container}
     # Definitions of a gone name anywhere in the file (a member now, a named function expression):
     # a use inside one may mean it (`x = function x() { off(x) }`), and nothing is said there.
     spans = [(d.start_byte, d.end_byte) for d in symbols.definitions if d.name in gone]
@@ -86,9 +114,45 @@ def own_file_uses(path: str, after: bytes, gone: set[str], before_symbols: Any,
             continue   # a parameter or local of that name, in a function around the use
         if reference.container and rules.members_in_scope:
             continue   # a member of the class around it may answer it
-        definition = where.get(name)
-        use = lines[reference.line - 1].decode("utf-8", "replace").strip() if 0 < reference.line <= len(lines) else ""
-        found.append(SemanticFinding(name, definition.kind if definition is not None else "", path,
-                                     definition.line if definition is not None else 0, path, reference.line,
-                                     "task", "task", reference.declaration, "", use))
+        found.append((((), name), reference))
     return found
+
+
+def _member_uses(symbols: Any, gone: set[tuple[tuple[str, ...], str]], rules: Any, after: bytes,
+                 where: dict[tuple[tuple[str, ...], str], Any]) -> list[tuple[tuple[tuple[str, ...], str], Any]]:
+    """The reads through a type's name (`Color.RED`, `Kind.INTERFACE` in the class nesting Kind,
+    Rust's `Color::Red`) of the members `gone` from a type the file itself defines, where the type
+    still stands and neither declares nor inherits the member: javac, rustc or the first call fails
+    there. Found driving wtc on javapoet: TypeSpec.Kind's constant renamed left TypeSpec's own
+    `Kind.INTERFACE`, which no face named."""
+    found = []
+    for reference in symbols.references:
+        receiver = reference.receiver
+        if receiver is None or receiver in rules.self_receivers or reference.name not in {name for _, name in gone}:
+            continue
+        parts = tuple(receiver.replace(rules.member_separator, ".").split("."))
+        if not all(_WORD.fullmatch(part) for part in parts) or reference.scopes & symbols.local.get(parts[0], set()):
+            continue   # an expression, or a parameter or local of the receiver's name
+        container = _type_named(symbols, reference.container if rules.members_in_scope else (), parts)
+        if container is None or (container, reference.name) not in gone or symbols.binds(container, reference.name):
+            continue
+        definition = where.get((container, reference.name))
+        if container in symbols.heritage and not (definition is not None and definition.kind in rules.own_kinds):
+            continue   # a base may give it
+        # `Store.limit = 3` after the class: an assignment defines the member again (JavaScript, Python)
+        assigned = re.compile(rb"(?<![\w$])" + re.escape(parts[-1].encode()) + rb"\s*(?:\.|::)\s*"
+                              + re.escape(reference.name.encode()) + rb"\s*=(?!=)")
+        if assigned.search(after) is None:
+            found.append(((container, reference.name), reference))
+    return found
+
+
+def _type_named(symbols: Any, around: tuple[str, ...], parts: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The container of the file a receiver names (`("Color",)` for `Color`, `("TypeSpec", "Kind")` for
+    `Kind` read inside TypeSpec, whose members are in scope there: `around`, the containers around
+    the use, innermost first), or None: it names no type the file defines."""
+    for depth in range(len(around), -1, -1):
+        container = around[:depth] + parts
+        if container in symbols.bound and symbols.binds(container[:-1], container[-1]):
+            return container
+    return None

@@ -25,7 +25,7 @@ import re
 from typing import Iterable
 
 from ..gitrepo import Change, GitRepo
-from ..merge.result import SemanticMode
+from ..merge.result import SemanticMode, name_word
 from .report import Finding
 from .rules import Severity
 
@@ -151,5 +151,5 @@ def _still_used_on_target(git: GitRepo, since: str, target_tip: str, path: str, 
     if now == git.file_id_at(since, path):
         return True
     data = git.file_at(target_tip, path) if now is not None else None
-    word = re.escape((name if whole else name.rsplit(".", 1)[-1]).encode())
+    word = re.escape((name if whole else name_word(name)).encode())
     return data is not None and re.search(rb"(?<![\w$])" + word + rb"(?![\w$])", data) is not None

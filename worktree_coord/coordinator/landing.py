@@ -680,7 +680,9 @@ class LandingOperations(CoordinatorBase):
 
 def _spells(lines: set[str], name: str) -> bool:
     """Does one of `lines` hold `name` (its last part) as a word?"""
-    word = re.compile(r"(?<![\w$])" + re.escape(name.rsplit(".", 1)[-1]) + r"(?![\w$])")
+    from ..merge.result import name_word
+
+    word = re.compile(r"(?<![\w$])" + re.escape(name_word(name)) + r"(?![\w$])")
     return any(word.search(line) for line in lines)
 
 

@@ -21,7 +21,7 @@ from ..boundary.globs import literal_prefix
 from ..frozen import value_class
 from ..integrate import IntegrationResult, Resolver, labelled_resolver
 from ..integrate import MERGE_IDENTITY, mergeable_commit, signature, structured_resolver  # noqa: F401 (re-exported)
-from ..merge.result import SemanticFinding
+from ..merge.result import SemanticFinding, name_word
 from ..model import TaskRecord
 
 if TYPE_CHECKING:
@@ -280,7 +280,7 @@ class TaskLines:
         from ..merge.checks.reach import spelling   # here: the semantic check's module loads with its use
 
         data = self._read(commit, path)
-        return data is not None and spelling([name.rsplit(".", 1)[-1].encode()]).search(data) is not None
+        return data is not None and spelling([name_word(name).encode()]).search(data) is not None
 
     def removed(self, task_id: str, path: str, name: str) -> bool | None:
         """Did the task's own change take `name` (its last part, as a word) out of `path`: the

@@ -49,6 +49,12 @@ class SemanticMode(str, enum.Enum):
                              fix=f"pass {option} block|warn|off (or {key} = \"block\" in the config)") from None
 
 
+def name_word(name: str) -> str:
+    """The last word of a finding's name, the one a use spells: `RED` of `Color.RED`, `Red` of Rust's
+    `Color::Red` (names are spelled as their language writes them)."""
+    return name.replace("::", ".").rsplit(".", 1)[-1]
+
+
 @value_class
 class SemanticFinding:
     """A name the merge broke: defined at the base (`definition_path`, `definition_line`), no longer

@@ -11,11 +11,12 @@ Two shapes, each one step of a declared type and no more:
   type is (the file's own, one it imports by name, or its package's), the inner is its member;
 - a class's static member (`TypeName.INT.box()`, `CodeBlock.builder().addNamed(...)`): the field's
   declared type or the method's declared return type (profile `@typed.static`, `@typed.returns`:
-  Symbols.member_types), when that type is the class itself or a class it nests.
+  Symbols.member_types): the class itself, a class it nests, or another top-level class
+  (`Store.open(k).put(v)`, Entry.java's `put`), found as the declaring file sees its name.
 Never sure (nothing is said): a class the using file nests under that name (it is the one meant), a
 local or member of the receiver's name, a class with bases or interfaces (a method it lost may be
 inherited; a static member it declares may be overloaded by an inherited one), overloads of a
-static method spelling two return types, a return type that is another top-level class.
+static method spelling two return types.
 """
 
 from __future__ import annotations
@@ -58,11 +59,14 @@ def static_member_targets(check: _Check, path: str, reference: Reference, merged
             merged.binds(reference.container[:depth], head) for depth in range(len(reference.container), 0, -1)):
         return   # a local, field or nested class of that name: not the top-level class
     files = class_files(check, path, reference, merged, rules, head)
+    if files == []:
+        # a class of the package no side changed (`Store.open(k).put(v)` where only Entry.java changed)
+        files = check.tree_class_files(path, head, rules)
     if not files:
         return
     declaring: list[tuple[str, str]] = []
     for other in files:
-        found = check.symbols(other, "merged", uses=False) if check.files[other].exists("merged") else None
+        found = check.version_symbols(other)
         if found is None:
             continue
         if (head,) in found.heritage:
@@ -74,12 +78,27 @@ def static_member_targets(check: _Check, path: str, reference: Reference, merged
         return
     other, spelled = declaring[0]
     chain = tuple(part.strip() for part in spelled.split("."))
-    if chain[0] != head:
-        if len(chain) != 1:
-            return
-        chain = (head,) + chain   # a class the member's class nests, by its own name (`Builder`)
-    if all(_NAME.fullmatch(part) for part in chain):
+    if not all(_NAME.fullmatch(part) for part in chain):
+        return
+    if chain[0] == head:
         yield from members_of(check, [other], chain, reference.name)
+        return
+    if len(chain) != 1:
+        return
+    declarer = check.version_symbols(other)
+    if declarer is None:
+        return
+    if any(d.name == chain[0] and d.container == (head,) and d.kind in CONTAINER_KINDS for d in declarer.definitions):
+        # a class the member's class nests, by its own name (`Builder`)
+        yield from members_of(check, [other], (head,) + chain, reference.name)
+        return
+    # Another top-level class (`Store.open(k).put(v)`, `open` declared `public static Entry open(..)`),
+    # found as the declaring file sees the name: its own class, one it imports by name, its package's.
+    at = Reference(chain[0], "class", None, (), frozenset(), 0, "")
+    declaring_rules = profile_for_path(other)
+    files = class_files(check, other, at, declarer, declaring_rules.semantic if declaring_rules else rules, chain[0])
+    if files:
+        yield from members_of(check, files, chain, reference.name)
 
 
 def class_files(check: _Check, path: str, reference: Reference, merged: Symbols, rules: SemanticRules,

@@ -62,7 +62,7 @@ from ...frozen import value_class
 from ..languages.profiles import DuplicateRules, Profile, profile_for_path
 from ..languages.reparse import inverted
 from ..lines.linediff import hunks
-from ..result import SemanticFinding
+from ..result import SemanticFinding, name_word
 from .symbols import query_for
 from .versions import MAX_BYTES, Versions
 
@@ -145,7 +145,7 @@ def _check_file(versions: Versions, profile: Profile, rules: DuplicateRules, lab
     in_merged = collections.Counter(_WORDS.findall(merged))
     grown = {word for word, n in in_merged.items() if n > max(c[word] for c in counts.values())}
     twice = {key: items for key, items in twice.items()
-             if any(word in grown for word in _WORDS.findall(items[0].name.rsplit(".", 1)[-1].encode()))}
+             if any(word in grown for word in _WORDS.findall(name_word(items[0].name).encode()))}
     overloaded = {name: keys for name, keys in overloaded.items()
                   if any(word in grown for word in _WORDS.findall(str(name[3]).encode()))}
     if not twice and not overloaded:
@@ -256,7 +256,7 @@ def declarations(profile: Profile, rules: DuplicateRules, source: bytes,
                 signature = _signature_key(source, field, rules.parameter_name)
                 parameters = tuple(_parameter_name(source, child) for child in field.named_children
                                    if not child.is_extra)
-        out.append(Declaration((chain[0], node.type, prefix, name, signature), ".".join(chain[1] + (name,)), kind,
+        out.append(Declaration((chain[0], node.type, prefix, name, signature), profile.semantic.member_name(chain[1], name), kind,
                                name_node.start_point[0] + 1, node.start_byte, node.end_byte, parameters))
     # An import is what it binds: the same name imported twice into one scope, from one module or
     # from two (`use crate::body::Body` and `use hyper::Body`), does not compile.

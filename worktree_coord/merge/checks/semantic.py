@@ -51,7 +51,7 @@ from .declared_types import nested_type_targets, static_member_targets
 from .duplicates import find_duplicates
 from .linked import LINKED, error_words, file_local, package_key, reading_profile, surely_placed
 from .misplaced import find_misplaced
-from ..languages.profiles import Profile, SemanticRules, profile_for_path
+from ..languages.profiles import Profile, SemanticRules, member_name, profile_for_path
 from ..languages.reparse import inverted
 from .reach import Reach, star_list_added, words
 from ..result import SemanticFinding
@@ -231,6 +231,7 @@ class _Check:
         self._tree_file = tree_file
         self._modules_of: dict[tuple[str, str], tuple[tuple[str, str], ...] | None] = {}   # modules(), per folder
         self._tree_texts: dict[str, str | None] = {}   # manifests and workspace files read (_tree_text)
+        self._tree_symbols: dict[str, Symbols | None] = {}   # files no side changed, read for a class (tree_symbols)
         self.manifests = "base"   # find_broken_names(manifests=...): the tree those are read from
         self.complete = complete
         self.every_use = False   # find_broken_names(every_use=...)
@@ -947,6 +948,17 @@ class _Check:
                     return
                 yield from self.imported_from(module, name, path, rules)
                 return
+            if rules.members_in_scope and reference.container \
+                    and not reference.scopes & merged.local.get(receiver, set()):
+                # Java: a type nested in a class around the use is named bare there (`Kind.INTERFACE`
+                # in TypeSpec, which nests the enum Kind; in its sibling Builder too), and hides any
+                # class of that name another file holds: the member is the nested type's (found
+                # driving wtc on javapoet: a constant renamed left TypeSpec's own `Kind.INTERFACE`).
+                for depth in range(len(reference.container), 0, -1):
+                    nested = reference.container[:depth] + (receiver,)
+                    if nested in merged.bound and merged.binds(reference.container[:depth], receiver):
+                        yield (path, nested, name)
+                        return
             # A module-level local of evident class (`store = ErrorStore()` at a file's top: Python
             # reads it as a top-level "constant") is no type of the file: only a class or type of
             # that name is, and `store.put()` is then followed to the local's class (typed_local_targets).
@@ -1120,6 +1132,43 @@ class _Check:
                 if package is not None:
                     self._typed_packages.setdefault(package, []).append(p)
         return [p for p in self._typed_packages.get(_typed_package(path), ()) if p != path]  # type: ignore[arg-type]
+
+    def tree_class_files(self, path: str, name: str, rules: SemanticRules) -> list[str]:
+        """The file of `path`'s package named for the class `name` (Java: `Store.java` beside it, or in
+        the package's folder below another source set) that the merge does not hold and the tree does:
+        a class a receiver names whose file no side changed (declared_types.py reads its declared types)."""
+        if self._tree_file is None or not rules.specifier_files:
+            return []
+        folder, file_name = posixpath.dirname(path), rules.specifier_files[0].format(name)
+        folders = [folder]
+        found = re.search(rules.source_sets, folder) if rules.source_sets else None
+        if found is not None:
+            lead = folder[:found.start()] + ("/" if found.group().startswith("/") else "")
+            folders += [lead + source + folder[found.end():] for source in rules.source_folders]
+        return [candidate for candidate in dict.fromkeys(posixpath.join(f, file_name) for f in folders)
+                if candidate not in self.files and self.tree_symbols(candidate) is not None]
+
+    def tree_symbols(self, path: str) -> Symbols | None:
+        """The definitions of a file of the tree the merge does not hold (read as the manifests are),
+        once; None where it is absent, too big or does not parse cleanly."""
+        if path not in self._tree_symbols:
+            data = self._tree_file(self.manifests, path) if self._tree_file is not None else None
+            profile = semantic_profile(path)
+            found = None
+            if data is not None and profile is not None and len(data) <= MAX_BYTES:
+                try:
+                    found = extract(profile, data)   # (the declared types are read with the uses)
+                except (ValueError, UnicodeDecodeError):
+                    found = None
+            self._tree_symbols[path] = found
+        return self._tree_symbols[path]
+
+    def version_symbols(self, path: str) -> Symbols | None:
+        """The merged symbols of `path` with its members' declared types (Symbols.member_types, read
+        with the uses): the merge's version, else the tree's (tree_symbols)."""
+        if path in self.files:
+            return self.symbols(path, "merged") if self.files[path].exists("merged") else None
+        return self.tree_symbols(path)
 
     def package_class_files(self, path: str, name: str, rules: SemanticRules) -> list[str]:
         """The file of `path`'s package named for the class `name` (Java: `Name.java`, in any of the
@@ -1434,7 +1483,7 @@ class _Check:
         excerpt = "\n".join(text[:_EXCERPT_LINES]) + ("\n..." if len(text) > _EXCERPT_LINES else "")
         use = self.merged_line(use_path, reference.line)
         if definition.container != EXPORTS:
-            name = ".".join(definition.container + (definition.name,))
+            name = member_name(removal.path, definition.container, definition.name)
         else:   # an export: as the use names it (a default export, by the name its import binds)
             name = definition.name if use_word(removal.path, EXPORTS, definition.name) == definition.name else reference.name
         replacement = self.replacement(removal)
@@ -1486,7 +1535,7 @@ class _Check:
                if d.kind == definition.kind and d.container == definition.container and (d.container, d.name) not in old}
         if len(new) != 1:
             return ""
-        return new.pop() if definition.container == EXPORTS else ".".join(definition.container + (new.pop(),))
+        return new.pop() if definition.container == EXPORTS else member_name(removal.path, definition.container, new.pop())
 
 
 def _path_module(receiver: str, rules: SemanticRules, merged: Symbols, reference: Reference) -> str | None:

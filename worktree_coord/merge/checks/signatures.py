@@ -37,7 +37,7 @@ import tree_sitter
 
 from ...frozen import value_class
 from ..lines.linediff import added_lines, added_text, edited_lines, follow, lines_text, touched_lines
-from ..languages.profiles import Profile, SemanticRules, SignatureRules, profile_for_path
+from ..languages.profiles import Profile, SemanticRules, SignatureRules, member_name, profile_for_path
 from .linked import LINKED, package_key, reading_profile
 from .reach import NEAR
 from ..result import SemanticFinding
@@ -582,7 +582,7 @@ def _finding(check: _Check, change: _Change, use_path: str, reference: Reference
     definition = change.definition
     use = check.merged_line(use_path, reference.line)
     return SemanticFinding(
-        name=".".join(definition.container + (definition.name,)), kind=definition.kind,
+        name=member_name(change.path, definition.container, definition.name), kind=definition.kind,
         definition_path=change.path, definition_line=change.merged_line, use_path=use_path,
         use_line=reference.line, removed_by=check.labels[change.side], used_by=check.labels[used_side],
         declaration=reference.declaration, definition=change.old.text, use=use, problem="signature",

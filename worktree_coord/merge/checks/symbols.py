@@ -36,6 +36,7 @@ _WORD = re.compile(r"[A-Za-z_$][\w$]*\Z")
 _LEADING_WORD = re.compile(rb"[A-Za-z_$][\w$]*")
 _ANY_WORD = re.compile(r"[\w$]")
 _ACCESSORS = {b"", b".", b"::", b"->", b"?.", b"!."}
+_JOINING = _ACCESSORS - {b""}   # what joins two words of one path (words side by side are two things)
 
 Container = tuple[str, ...]
 
@@ -631,6 +632,8 @@ class _Placer:
         self.defs = defs                                  # node id -> (kind, name)
         self.scopes = dict(profile.semantic.scopes)        # node kind -> field naming its type
         self.function_scopes = dict(profile.semantic.function_scopes)   # node kind -> field naming it
+        self.anonymous = dict(profile.semantic.anonymous_classes)       # body kind -> parent's field naming its base
+        self.anonymous_containers: set[Container] = set()   # each one met: its base may give any member
         self.member_of = dict(profile.semantic.member_of)
         self.self_fields = dict(profile.semantic.self_fields)
         self.type_names = profile.semantic.type_names
@@ -663,6 +666,12 @@ class _Placer:
         if node.type in self.scopes:
             name = self.type_name(node, self.scopes[node.type])
             return ("container", name) if name else None
+        if node.type in self.anonymous and node.parent is not None:
+            # An anonymous class (Java's `new Runnable() { ... }`): its own container, so its
+            # `this.reset()` is never the enclosing class's reset (a false block when that one went).
+            base = node.parent.child_by_field_name(self.anonymous[node.type])
+            if base is not None:
+                return "anonymous", f"new {_text(self.source, base)}"
         if node.type in self.function_scopes:
             # A function the tags define nothing for (Java's constructor): what it binds is its own,
             # not a member of its class (`CodeBlock(Builder builder)` hid a method `builder()`'s removal).
@@ -735,13 +744,16 @@ class _Placer:
             if owner is not None:
                 role, name = owner
                 # (a node no tag defines, a constructor, by its kind: "constructor Block")
-                part = f"{self.defs.get(current.id, (current.type.removesuffix('_declaration'),))[0]} {name}"
+                part = name if role == "anonymous" else \
+                    f"{self.defs.get(current.id, (current.type.removesuffix('_declaration'),))[0]} {name}"
                 if role == "function":
                     receiver = self.type_name(current, self.member_of[current.type]) \
                         if current.type in self.member_of and not below else None
                     top = (((receiver,) if receiver else ()) + containers, (current.id,) + functions, (part,) + path)
                 else:
                     top = ((name,) + containers, functions, (part,) + path)
+                    if role == "anonymous":
+                        self.anonymous_containers.add(tuple(reversed(top[0])))
             self._up[(current.id, below)] = top
         return top
 
@@ -1002,6 +1014,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             # `util.parse()` uses `util` too: a removed import or class is caught through it.
             out.references.append(Reference(leading.group().decode(), "receiver", None, container, functions,
                                             name_node.start_point[0] + 1, declaration))
+    out.heritage.update(placer.anonymous_containers)
     return out
 
 
@@ -1259,17 +1272,23 @@ def _receiver(source: bytes, name: tree_sitter.Node) -> str | None:
     parent = name.parent
     if parent is None:
         return None
-    before = None
+    earlier: list[tree_sitter.Node] = []
     for child in parent.named_children:
         if child.end_byte > name.start_byte:
             break
         # (JavaScript's `options?.f` holds its `?.` as a named node of its own between the two:
         # the receiver is the expression before it; found driving wtc on Leaflet)
         if not child.is_extra and child.type != "optional_chain":
-            before = child
-    if before is None or source[before.end_byte:name.start_byte].strip() not in _ACCESSORS:
+            earlier.append(child)
+    if not earlier or source[earlier[-1].end_byte:name.start_byte].strip() not in _ACCESSORS:
         return None
-    text = _text(source, before)
+    # Tokens a parse leaves flat (a Rust macro call's `writeln!(std::io::stdout(), ..)`) hold a path
+    # as words side by side: the receiver is all of `std::io`, never its last word `io` alone, which
+    # would read as a use of a bare `io` (ripgrep 082245dadb dropped `use std::io` and kept this).
+    start = len(earlier) - 1
+    while start and source[earlier[start - 1].end_byte:earlier[start].start_byte].strip() in _JOINING:
+        start -= 1
+    text = source[earlier[start].start_byte:earlier[-1].end_byte].decode("utf-8", "replace")
     # A receiver spells a word: a string's opening quote before its content (a profile's
     # `@reference` on an `__all__` entry) reaches nothing through anything.
     return text if _ANY_WORD.search(text) else None

@@ -385,6 +385,7 @@ class SemanticRules:
     package_types: bool = False                     # `C.m()` with no import of C: C.java of the same directory
     source_sets: str = ""                           # a pattern of the folders one package spans (`src/main/java`)
     module_separator: str = "."                     # between the parts of an imported module's name
+    member_separator: str = "."                     # between a type and its member as the language writes it (`Color::Red`)
     module_roots: frozenset[str] = frozenset()      # leading parts naming the package root (`crate`)
     relative_parents: frozenset[str] = frozenset()  # leading parts meaning "up one directory" (`..`, `super`)
     index_names: frozenset[str] = frozenset()       # files named for their directory (`__init__`, `index`)
@@ -393,6 +394,7 @@ class SemanticRules:
                                                     # "linked": every file of the linked languages does (C, C++)
     scopes: tuple[tuple[str, str], ...] = ()        # node kind -> field naming the type whose members it holds
     function_scopes: tuple[tuple[str, str], ...] = ()  # node kind -> field naming it: a function no tag defines
+    anonymous_classes: tuple[tuple[str, str], ...] = ()  # body kind -> its parent's field naming the type it extends
     member_of: tuple[tuple[str, str], ...] = ()     # definition kind -> field naming its type (Go receivers)
     self_fields: tuple[tuple[str, str], ...] = ()   # definition kind -> field whose name is its `self` (Go receivers)
     type_names: frozenset[str] = frozenset()        # node kinds naming a type inside those fields
@@ -434,14 +436,18 @@ class SemanticRules:
     def enabled(self) -> bool:
         return bool(self.tags or self.query)
 
+    def member_name(self, container: tuple[str, ...], name: str) -> str:
+        """`name` inside its containers as the language writes it: `Color.RED`, Rust's `Color::Red`."""
+        return self.member_separator.join(container + (name,))
+
 
 # The manifests dependencies.py reads (profile `[semantic] manifest`); named here so that loading a
 # profile does not load their readers.
 MANIFESTS = ("Cargo.toml", "go.mod", "package.json", "pyproject.toml")
 
 _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member_imports", "package_types", "source_sets",
-                  "module_separator",
-                  "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes", "function_scopes",
+                  "module_separator", "member_separator",
+                  "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes", "function_scopes", "anonymous_classes",
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
                   "signatures", "module_files", "source_folders",
                   "package_roots", "packages", "path_maps", "version_suffix", "root_module", "specifiers",
@@ -1000,11 +1006,12 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         tags=strings("tags"), query=text("query", ""), self_receivers=frozenset(strings("self_receivers")),
         members_in_scope=raw.get("members_in_scope", False), member_imports=raw.get("member_imports", False),
         package_types=raw.get("package_types", False), source_sets=text("source_sets", ""),
-        module_separator=text("module_separator", "."), module_roots=frozenset(strings("module_roots")),
+        module_separator=text("module_separator", "."), member_separator=text("member_separator", "."),
+        module_roots=frozenset(strings("module_roots")),
         relative_parents=frozenset(strings("relative_parents")), index_names=frozenset(strings("index_names")),
         module_binding=text("module_binding", "full", ("full", "last")),
         package=text("package", "file", ("file", "directory", "linked")), scopes=kind_to_field("scopes"),
-        function_scopes=kind_to_field("function_scopes"),
+        function_scopes=kind_to_field("function_scopes"), anonymous_classes=kind_to_field("anonymous_classes"),
         member_of=kind_to_field("member_of"), self_fields=kind_to_field("self_fields"), type_names=frozenset(strings("type_names")),
         globals=frozenset(strings("globals")),
         manifest=text("manifest", "", ("",) + MANIFESTS), hidden_names=text("hidden_names", ""),
@@ -1202,3 +1209,10 @@ def profile_for_path(path: str, *contents: bytes) -> Profile | None:
     Which one is profile_index.py's answer; the profile is validated here on its first use."""
     name = profile_name_for_path(path, *contents)
     return _shipped_profile(name) if name is not None else None
+
+
+def member_name(path: str, container: tuple[str, ...], name: str) -> str:
+    """A definition of `path` named as its language writes a member (`Color.RED`, Rust's `Color::Red`):
+    what a finding about it says, in the text and the JSON faces alike."""
+    profile = profile_for_path(path)
+    return (profile.semantic if profile is not None else SemanticRules()).member_name(container, name)
