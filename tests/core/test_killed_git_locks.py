@@ -211,3 +211,88 @@ def test_a_lock_younger_than_a_libgit2_write_is_waited_out_then_removed(started_
     code, body = wtc_in_process(repo, "task", "finish", "b", "--run", "r1")
     assert (code, body["state"]) == (0, "merged"), body
     assert not lock.exists() and any(str(lock) in note for note in body["notes"])
+
+
+def holding_open(lock: Path) -> subprocess.Popen[bytes]:
+    """Another live process with `lock` open, as a git or libgit2 writer has while it holds it."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen([sys.executable, "-c", "import sys; f = open(sys.argv[1], 'a'); print(flush=True); "
+                               "sys.stdin.read()", str(lock)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert holder.stdout is not None and holder.stdout.readline() == b"\n"
+    return holder
+
+
+def aged(lock: Path, seconds: float = 3600) -> None:
+    old = time.time() - seconds
+    os.utime(lock, (old, old))
+
+
+def test_an_integration_ref_lock_is_removed_only_when_stale_and_open_in_no_process(started_run: Path) -> None:
+    """Two processes: the integration ref's lock open in a live writer is never removed, however
+    old (the compare-and-swap waits, then answers busy); once nobody has it open, the next move
+    removes it (it is older than any live write) with a warning, and moves the ref."""
+    import pygit2
+
+    from worktree_coord.errors import BusyError
+    from worktree_coord.gitrepo import git_locks
+    from worktree_coord.gitrepo.refs import compare_and_swap
+
+    repo = started_run
+    ref = "refs/heads/wtc/r1/integration"
+    lock = repo / ".git" / f"{ref}.lock"
+    handle = pygit2.Repository(str(repo))
+    tip = handle.references[ref].target
+    new = handle.create_commit(None, handle[tip].author, handle[tip].author, "next", handle[tip].tree_id, [tip])
+    holder = holding_open(lock)
+    try:
+        aged(lock)
+        with pytest.raises(BusyError):
+            compare_and_swap(handle, ref, new, tip, message="test", timeout=0.5)
+        assert lock.exists() and git_locks.warnings_given() == []
+    finally:
+        holder.communicate(b"")
+    compare_and_swap(handle, ref, new, tip, message="test", timeout=0.5)
+    assert handle.references[ref].target == new and not lock.exists()
+    assert [str(lock) in warning for warning in git_locks.warnings_given()] == [True]
+
+
+def test_a_merge_that_removes_a_stale_integration_lock_warns_on_stderr(started_run: Path) -> None:
+    """The command that removed a shared lock says so: stderr names the file (stdout stays the one
+    JSON object)."""
+    repo = started_run
+    assert wtc_in_process(repo, "task", "start", "a", "--run", "r1", "--own", "packages/api/**")[0] == 0
+    write(repo / ".wtc/worktrees/r1/a", {"packages/api/index.js": "export const api = 2;\n"})
+    assert wtc_in_process(repo, "task", "finish", "a", "--run", "r1", "--no-merge")[0] == 0
+    lock = repo / ".git/refs/heads/wtc/r1/integration.lock"
+    lock.touch()
+    aged(lock)
+    done = subprocess.run(WTC + ["merge", "--run", "r1", "--json"], cwd=repo, capture_output=True, text=True,
+                          env=dict(os.environ, WTC_NO_SERVE="1"), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "wtc: warning: removed " + str(lock) in done.stderr and "killed git" in done.stderr
+    assert not lock.exists()
+    assert git(repo, "show", "wtc/r1/integration:packages/api/index.js") == "export const api = 2;"
+
+
+def test_packed_refs_lock_is_removed_when_stale_and_kept_while_a_live_process_holds_it(started_run: Path) -> None:
+    """Two processes: packed-refs.lock (every ref deletion takes it) open in a live git is kept, and
+    the deletion waits for it as git does, then fails; a stale one (old, open nowhere: a killed `git
+    update-ref -d`) is removed with a warning and the deletion done."""
+    from worktree_coord.gitrepo import GitRepo, git_locks
+
+    repo = started_run
+    git(repo, "branch", "doomed")
+    lock = repo / ".git/packed-refs.lock"
+    gitrepo = GitRepo(repo)
+    holder = holding_open(lock)
+    try:
+        aged(lock)
+        assert gitrepo.delete_ref("refs/heads/doomed") is False
+        assert lock.exists() and git_locks.warnings_given() == []
+        assert "packed-refs.lock" not in " ".join(gitrepo.stale_ref_locks(older_than=60, dry_run=True))
+    finally:
+        holder.communicate(b"")
+    assert gitrepo.stale_ref_locks(older_than=60, dry_run=True) == ["packed-refs.lock"]
+    assert gitrepo.delete_ref("refs/heads/doomed") is True
+    assert not lock.exists() and git(repo, "branch", "--list", "doomed") == ""
+    assert [str(lock) in warning for warning in git_locks.warnings_given()] == [True]

@@ -103,11 +103,36 @@ def remove(lock: Path, why: str) -> str | None:
     return f"removed {lock} ({age or 0:.0f} s old), left by a killed git: {why}"
 
 
-def clear_if_stale(lock: Path, older_than: float) -> str | None:
+# A shared lock's holder writes for milliseconds; one a minute old with no process holding it open
+# was left by a killed writer (the rule `wtc gc` applied to wtc's ref locks before any call did).
+STALE_SHARED_LOCK_SECONDS = 60.0
+
+_given: list[str] = []     # warnings of shared locks this process removed, until a face takes them
+
+
+def is_stale(lock: Path, older_than: float = STALE_SHARED_LOCK_SECONDS) -> bool:
+    """Whether `lock` is `older_than` seconds old or more and no live process has it open (where the
+    system cannot say who has it open, the age alone decides)."""
+    age = lock_age(lock)
+    return age is not None and age >= older_than and not held_open(lock)
+
+
+def clear_if_stale(lock: Path, older_than: float = STALE_SHARED_LOCK_SECONDS) -> str | None:
     """A shared lock (one any git may take: packed-refs.lock, the repository's config.lock, a ref
     several callers move): removed when it is `older_than` seconds old or more and no live process
-    has it open; the warning saying so, else None (still held, or too young to tell)."""
-    age = lock_age(lock)
-    if age is None or age < older_than or held_open(lock):   # None (no /proc): the age alone decides
+    has it open; the warning saying so (also kept for `warnings_given`), else None (still held, or
+    too young to tell). Never a lock a live process has open: that one is busy, however old."""
+    if not is_stale(lock, older_than):
         return None
-    return remove(lock, f"older than {older_than:.0f} s and open in no live process")
+    warning = remove(lock, f"older than {older_than:.0f} s and open in no live process")
+    if warning is not None:
+        _given.append(warning)
+    return warning
+
+
+def warnings_given() -> list[str]:
+    """The warnings of the shared locks this process removed since the last call (the CLI prints
+    them on stderr after the command's own output)."""
+    given = list(_given)
+    _given.clear()
+    return given

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import BusyError, UsageError
 from ..filelock import jitter
+from .git_locks import clear_if_stale
 from .held import write_held
 
 if TYPE_CHECKING:
@@ -71,16 +72,10 @@ def is_lock_error(exc: Exception) -> bool:
 
 
 def clear_stale_lock(repo: pygit2.Repository, ref: str, *, older_than: float = STALE_REF_LOCK_SECONDS) -> bool:
-    """Remove `<ref>.lock` when it is older than `older_than` seconds (left by a killed writer);
-    True when it did."""
-    lock = Path(repo.path) / f"{ref}.lock"
-    try:
-        if time.time() - lock.stat().st_mtime < older_than:
-            return False
-        lock.unlink()
-    except FileNotFoundError:
-        return False
-    return True
+    """Remove `<ref>.lock` when it is older than `older_than` seconds and no live process has it
+    open (left by a killed writer: a live libgit2 writer keeps it open; git, for the moment between
+    its write and its rename); True when it did, with a warning (git_locks.warnings_given)."""
+    return clear_if_stale(Path(repo.path) / f"{ref}.lock", older_than) is not None
 
 
 def read_ref(repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:

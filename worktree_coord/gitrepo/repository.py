@@ -147,6 +147,8 @@ class GitRepo:
         where = str(cwd) if cwd is not None else str(self.toplevel or self.common_dir)
         command = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false", *args]
         done = run_to_end(command, cwd=where, env=full_env, input=input, pass_fds=self._held_locks())
+        if done.returncode != 0 and _cleared_stale_lock(done, where):
+            done = run_to_end(command, cwd=where, env=full_env, input=input, pass_fds=self._held_locks())
         if check and done.returncode != 0:
             raise _failure(args, where, done)
         return done
@@ -661,21 +663,18 @@ class GitRepo:
         return cleared
 
     def stale_ref_locks(self, *, older_than: float, dry_run: bool) -> list[str]:
-        """`.lock` files of wtc's own refs left by a process killed inside a ref update (the update
-        itself takes microseconds, so a lock older than `older_than` seconds is stale)."""
+        """`.lock` files of wtc's own refs, and the repository's packed-refs.lock and config.lock
+        (which wtc's ref deletions and setup take), left by a process killed inside an update: the
+        update itself takes microseconds, so a lock `older_than` seconds old that no live process
+        has open is stale (git_locks.is_stale). Removed unless `dry_run`; their names."""
         found = []
-        horizon = time.time() - older_than
+        candidates = [self.common_dir / "packed-refs.lock", self.common_dir / "config.lock"]
         for base in (self.common_dir / "refs" / "heads" / "wtc", self.common_dir / "refs" / "wtc"):
-            if not base.is_dir():
-                continue
-            for lock in base.rglob("*.lock"):
-                try:
-                    if lock.stat().st_mtime < horizon:
-                        found.append(str(lock.relative_to(self.common_dir)))
-                        if not dry_run:
-                            lock.unlink()
-                except FileNotFoundError:
-                    continue
+            if base.is_dir():
+                candidates += base.rglob("*.lock")
+        for lock in candidates:
+            if git_locks.is_stale(lock, older_than) and (dry_run or git_locks.remove(lock, "stale") is not None):
+                found.append(str(lock.relative_to(self.common_dir)))
         return found
 
     def stale_scratch_folders(self, *, dry_run: bool) -> list[str]:
@@ -1333,6 +1332,13 @@ def _failure(args: Sequence[str], where: str, done: subprocess.CompletedProcess[
 
 _HELD_LOCK = (re.compile(r"Unable to create '([^']+\.lock)': File exists"),
               re.compile(r"could not lock config file (\S+): File exists"))
+
+
+def _cleared_stale_lock(done: subprocess.CompletedProcess[bytes], where: str) -> bool:
+    """Whether git refused on a lock file a killed git left (git_locks.is_stale: a minute old, open in
+    no live process), now removed with a warning: the command is then run once more."""
+    held = held_lock_file(done.stderr.decode("utf-8", "replace"))
+    return held is not None and git_locks.clear_if_stale(Path(where) / held) is not None
 
 
 def held_lock_file(message: str) -> str | None:
