@@ -296,3 +296,24 @@ def test_packed_refs_lock_is_removed_when_stale_and_kept_while_a_live_process_ho
     assert gitrepo.delete_ref("refs/heads/doomed") is True
     assert not lock.exists() and git(repo, "branch", "--list", "doomed") == ""
     assert [str(lock) in warning for warning in git_locks.warnings_given()] == [True]
+
+
+@pytest.mark.parametrize("left", ["config.worktree.lock", "info/sparse-checkout.lock"])
+def test_a_widen_killed_in_its_sparse_checkout_set_widens_on_its_repeat(started_run: Path, left: str) -> None:
+    """`git sparse-checkout set` killed with its group leaves the worktree's config.worktree.lock or
+    info/sparse-checkout.lock: the repeat answered git_locked, and for the first its fix said to
+    remove the worktree's config.worktree itself (git names the config file, not its lock)."""
+    repo = started_run
+    code, body = wtc_in_process(repo, "task", "start", "t", "--run", "r1", "--own", "packages/api/**", "--sparse")
+    assert code == 0, body
+    worktree = Path(body["worktree"])
+    assert not (worktree / "packages/web").exists()
+    lock = repo / ".git/worktrees/t" / left
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text("")
+    code, body = wtc_in_process(repo, "task", "widen", "t", "--run", "r1", "--own", "packages/web/**",
+                                "--why", "shared", "--key", "w1")
+    assert code == 0, body
+    assert (worktree / "packages/web/index.js").is_file() and not lock.exists()
+    assert (repo / ".git/worktrees/t/config.worktree").is_file()
+    assert any(str(lock) in note for note in body["notes"]), body["notes"]

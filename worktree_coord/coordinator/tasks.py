@@ -1140,6 +1140,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             self._write_manifest(run, task.task_id, task.branch, worktree, boundary, self._prepared(run.run_id, task.task_id))
             if boundary.sparse:
                 cone = self._task_cone(run, boundary)
+                notes += self._clear_stale_locks(worktree, task.branch)   # a widen killed in its sparse-checkout set
                 self.git.set_sparse(worktree, cone)
                 if cone is None:
                     notes.append("a new glob may match files in any folder: the worktree is now a full checkout")

@@ -698,8 +698,9 @@ class GitRepo:
         return found[0] if found and len(found[0]) in (40, 64) else None
 
     def worktree_locks(self, path: Path, branch: str) -> list[Path]:
-        """The lock files a git killed mid-`add` or `commit` in the worktree leaves, those that exist:
-        its index.lock and HEAD.lock (in the worktree's own git folder) and the lock of the branch it
+        """The lock files a git killed mid-`add`, `commit`, `merge` or `sparse-checkout set` in the
+        worktree leaves, those that exist: its index.lock, HEAD.lock, config.worktree.lock and
+        info/sparse-checkout.lock (in the worktree's own git folder) and the lock of the branch it
         has checked out (in the common folder; a commit updates the branch through HEAD)."""
         dot_git = path / ".git"
         try:
@@ -709,7 +710,8 @@ class GitRepo:
         if not text.startswith("gitdir:"):
             return []
         own = Path(text[len("gitdir:"):].strip())
-        candidates = [own / "index.lock", own / "HEAD.lock", self.common_dir / "refs" / "heads" / f"{branch}.lock"]
+        candidates = [own / "index.lock", own / "HEAD.lock", own / "config.worktree.lock",
+                      own / "info" / "sparse-checkout.lock", self.common_dir / "refs" / "heads" / f"{branch}.lock"]
         return [lock for lock in candidates if lock.exists()]
 
     def _rollback_locked(self, path: Path, ref: str | None) -> None:
@@ -1321,7 +1323,7 @@ def _failure(args: Sequence[str], where: str, done: subprocess.CompletedProcess[
     message = done.stderr.decode("utf-8", "replace").strip() or done.stdout.decode("utf-8", "replace").strip()
     held = held_lock_file(message)
     if held is not None:
-        said = next(line for line in message.splitlines() if held in line)   # not git's progress before it
+        said = next(line for line in message.splitlines() if held.removesuffix(".lock") in line)   # not git's progress
         return GitLocked(
             f"git {' '.join(args[:3])} found the repository busy: {said}",
             fix=f"retry in a moment; if no git process is running, the lock {held} was left by a killed "
@@ -1330,8 +1332,9 @@ def _failure(args: Sequence[str], where: str, done: subprocess.CompletedProcess[
     return GitError(f"git {' '.join(args[:3])} failed: {message}", details={"args": list(args), "cwd": where})
 
 
-_HELD_LOCK = (re.compile(r"Unable to create '([^']+\.lock)': File exists"),
-              re.compile(r"could not lock config file (\S+): File exists"))
+# git names the lock file itself, or (for a config file) the file it locks: its lock is `<file>.lock`.
+_HELD_LOCK = ((re.compile(r"Unable to create '([^']+\.lock)': File exists"), ""),
+              (re.compile(r"could not lock config file (\S+): File exists"), ".lock"))
 
 
 def _cleared_stale_lock(done: subprocess.CompletedProcess[bytes], where: str) -> bool:
@@ -1343,10 +1346,10 @@ def _cleared_stale_lock(done: subprocess.CompletedProcess[bytes], where: str) ->
 
 def held_lock_file(message: str) -> str | None:
     """The lock file git names when it refused because the file exists, else None."""
-    for pattern in _HELD_LOCK:
+    for pattern, suffix in _HELD_LOCK:
         found = pattern.search(message)
         if found:
-            return found.group(1)
+            return found.group(1) + suffix
     return None
 
 
