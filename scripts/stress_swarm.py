@@ -808,10 +808,10 @@ REMOVAL_POINTS = ["remove.after_rename", "remove.half_deleted"]
 
 CRASH_POINTS = {
     "task.start": ["start.after_record"],
-    "task.finish": ["finish.after_commit", "finish.after_record", "merge.after_commit_written",
+    "task.finish": ["finish.after_commit", "finish.after_record", "merge.after_commit_written", "ref.locked",
                     "merge.after_ref_moved", "merge.after_record", *REMOVAL_POINTS],
     "merge": ["merge.after_commit_written", "merge.before_pack_written", "merge.after_pack_written",
-              "merge.after_ref_moved", "merge.after_record"],   # the pack points fire in a held drain:
+              "ref.locked", "merge.after_ref_moved", "merge.after_record"],   # the pack points fire in a held drain:
                                                                 # WTC_HOLD_OBJECTS=1 holds a drain of one
 }
 

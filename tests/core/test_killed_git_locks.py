@@ -317,3 +317,59 @@ def test_a_widen_killed_in_its_sparse_checkout_set_widens_on_its_repeat(started_
     assert (worktree / "packages/web/index.js").is_file() and not lock.exists()
     assert (repo / ".git/worktrees/t/config.worktree").is_file()
     assert any(str(lock) in note for note in body["notes"]), body["notes"]
+
+
+def test_a_land_killed_inside_the_checkouts_fast_forward_lands_on_a_repeat_once_its_locks_are_stale(
+        started_run: Path) -> None:
+    """The target is checked out: land's `git merge --ff-only` killed with its group wrote the
+    checkout's files and index but left HEAD.lock and main.lock, HEAD at the old tip. The repeat
+    answered exit 2 "commit or stash the changes", which would commit the landed files on the old
+    tip. The checkout's locks are the user's too (shared): busy while fresh, removed with a warning
+    once stale and open in no process, and the land completes."""
+    repo = started_run
+    assert wtc_in_process(repo, "task", "start", "a", "--run", "r1", "--own", "packages/api/**")[0] == 0
+    write(repo / ".wtc/worktrees/r1/a", {"packages/api/index.js": "export const api = 2;\n"})
+    assert wtc_in_process(repo, "task", "finish", "a", "--run", "r1")[1]["state"] == "merged"
+    before, tip = git(repo, "rev-parse", "main"), git(repo, "rev-parse", "wtc/r1/integration")
+    hook(repo, KILL_GROUP.format(ref="refs/heads/main"))
+    done = killed(repo, "land", "--run", "r1", "--onto", "main", "--yes", "--key", "l1")
+    assert done.returncode == -signal.SIGKILL, done
+    assert locks(repo) == ["HEAD.lock", "refs/heads/main.lock"]
+    (repo / ".git/hooks/reference-transaction").unlink()
+
+    code, body = wtc_in_process(repo, "land", "--run", "r1", "--onto", "main", "--yes", "--key", "l1")
+    assert (code, body["error"]["kind"]) == (4, "git_locked"), body
+    assert str(repo / ".git/HEAD.lock") in body["error"]["fix"] and "commit or stash" not in body["error"]["fix"]
+    assert git(repo, "rev-parse", "main") == before
+    for lock in locks(repo):
+        aged(repo / ".git" / lock)
+    done = subprocess.run(WTC + ["land", "--run", "r1", "--onto", "main", "--yes", "--key", "l1", "--json"], cwd=repo,
+                          capture_output=True, text=True, env=dict(os.environ, WTC_NO_SERVE="1"), timeout=120)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert git(repo, "rev-parse", "main") == tip and git(repo, "status", "--porcelain") == ""
+    assert locks(repo) == [] and done.stderr.count("wtc: warning: removed ") == 2, done.stderr
+
+
+def test_a_merge_killed_while_its_compare_and_swap_holds_the_integration_lock_merges_on_its_repeat(
+        started_run: Path, monkeypatch) -> None:
+    """The integration ref is shared (every finish's merge moves it by its own compare-and-swap), so
+    its lock is removed only once older than any live write and open in no process: the repeat waits
+    that out (STALE_REF_LOCK_SECONDS, shortened here) and merges."""
+    from worktree_coord.gitrepo import refs
+
+    monkeypatch.setattr(refs, "STALE_REF_LOCK_SECONDS", 0.5)
+    repo = started_run
+    assert wtc_in_process(repo, "task", "start", "a", "--run", "r1", "--own", "packages/api/**")[0] == 0
+    write(repo / ".wtc/worktrees/r1/a", {"packages/api/index.js": "export const api = 2;\n"})
+    assert wtc_in_process(repo, "task", "finish", "a", "--run", "r1", "--no-merge")[0] == 0
+    tip = git(repo, "rev-parse", "wtc/r1/integration")
+    done = subprocess.run(WTC + ["merge", "--run", "r1", "--key", "m1", "--json"], cwd=repo, capture_output=True,
+                          env=dict(os.environ, WTC_NO_SERVE="1", WTC_CRASH_AT="ref.locked"), timeout=120)
+    assert done.returncode == -signal.SIGKILL, done
+    assert locks(repo) == ["refs/heads/wtc/r1/integration.lock"]
+    assert git(repo, "rev-parse", "wtc/r1/integration") == tip
+
+    code, body = wtc_in_process(repo, "merge", "--run", "r1", "--key", "m1")
+    assert code == 0 and [row["state"] for row in body["tasks"]] == ["merged"], body
+    assert locks(repo) == []
+    assert git(repo, "show", "wtc/r1/integration:packages/api/index.js") == "export const api = 2;"

@@ -147,7 +147,9 @@ class GitRepo:
         where = str(cwd) if cwd is not None else str(self.toplevel or self.common_dir)
         command = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false", *args]
         done = run_to_end(command, cwd=where, env=full_env, input=input, pass_fds=self._held_locks())
-        if done.returncode != 0 and _cleared_stale_lock(done, where):
+        for _ in range(4):   # one stale lock a round: a killed commit or merge leaves two or three
+            if done.returncode == 0 or not _cleared_stale_lock(done, where):
+                break
             done = run_to_end(command, cwd=where, env=full_env, input=input, pass_fds=self._held_locks())
         if check and done.returncode != 0:
             raise _failure(args, where, done)
@@ -1005,6 +1007,11 @@ class GitRepo:
         """`git merge --ff-only` in a worktree: moves its branch and files, refuses a dirty tree."""
         done = self.git("merge", "--ff-only", "-q", commit, cwd=path, check=False)
         if done.returncode != 0:
+            if held_lock_file(done.stderr.decode("utf-8", "replace")) is not None:
+                # A lock of the checkout (a land killed inside this merge leaves HEAD.lock and the
+                # branch's): busy, never "commit or stash", which would commit the landed files on
+                # the old tip.
+                raise _failure(("merge", "--ff-only", commit), str(path), done)
             raise UsageError(
                 f"cannot fast-forward the checkout at {path}: {done.stderr.decode('utf-8', 'replace').strip()}",
                 fix=f"commit or stash the changes in {path}, then land again",
@@ -1326,8 +1333,9 @@ def _failure(args: Sequence[str], where: str, done: subprocess.CompletedProcess[
         said = next(line for line in message.splitlines() if held.removesuffix(".lock") in line)   # not git's progress
         return GitLocked(
             f"git {' '.join(args[:3])} found the repository busy: {said}",
-            fix=f"retry in a moment; if no git process is running, the lock {held} was left by a killed "
-            "one: remove it and retry",
+            fix=f"retry in a moment: once the lock {held} is {git_locks.STALE_SHARED_LOCK_SECONDS:.0f} s old and no "
+            "process has it open, wtc removes it itself (a killed git left it); to go on sooner, make sure no git "
+            "process is running, remove it and retry",
             retry_after=1.0, details={"args": list(args), "cwd": where, "lock": held})
     return GitError(f"git {' '.join(args[:3])} failed: {message}", details={"args": list(args), "cwd": where})
 
@@ -1339,7 +1347,7 @@ _HELD_LOCK = ((re.compile(r"Unable to create '([^']+\.lock)': File exists"), "")
 
 def _cleared_stale_lock(done: subprocess.CompletedProcess[bytes], where: str) -> bool:
     """Whether git refused on a lock file a killed git left (git_locks.is_stale: a minute old, open in
-    no live process), now removed with a warning: the command is then run once more."""
+    no live process), now removed with a warning: the command is then run again."""
     held = held_lock_file(done.stderr.decode("utf-8", "replace"))
     return held is not None and git_locks.clear_if_stale(Path(where) / held) is not None
 
