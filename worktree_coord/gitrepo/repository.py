@@ -145,12 +145,16 @@ class GitRepo:
         """Run git (C locale, no prompts, no auto-gc) and raise GitError with git's words on failure."""
         full_env = git_environment(env)  # an agent's environment must not redirect our git calls
         where = str(cwd) if cwd is not None else str(self.toplevel or self.common_dir)
-        command = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false", *args]
-        done = run_to_end(command, cwd=where, env=full_env, input=input, pass_fds=self._held_locks())
+        held = self._held_locks()
+        # A git holding our lock starts no daemon (fsmonitor's): the daemon would inherit the lock,
+        # and hold it for as long as it lives.
+        command = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false",
+                   *(("-c", "core.fsmonitor=false") if held else ()), *args]
+        done = run_to_end(command, cwd=where, env=full_env, input=input, pass_fds=held)
         for _ in range(4):   # one stale lock a round: a killed commit or merge leaves two or three
             if done.returncode == 0 or not _cleared_stale_lock(done, where):
                 break
-            done = run_to_end(command, cwd=where, env=full_env, input=input, pass_fds=self._held_locks())
+            done = run_to_end(command, cwd=where, env=full_env, input=input, pass_fds=held)
         if check and done.returncode != 0:
             raise _failure(args, where, done)
         return done
