@@ -188,8 +188,7 @@ def test_a_worktree_lock_a_live_git_may_hold_is_busy_and_kept(started_run: Path,
     lock.touch()
     agent_git = subprocess.Popen(["git", "cat-file", "--batch"], cwd=worktree / "packages",
                                  stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
-    try:
-        time.sleep(0.2)
+    try:     # (Popen returns once git runs: its folder is the worktree's from then on)
         code, body = wtc_in_process(repo, "task", "finish", "b", "--run", "r1")
         assert (code, body["error"]["kind"]) == (4, "busy"), body
         assert str(agent_git.pid) in body["error"]["message"] and str(lock) in body["error"]["message"]
