@@ -87,7 +87,8 @@ EXPECTED_EXITS = {"task.start": {0}, "task.finish": {0, 1}, "merge": {0, 1}, "st
                   "run.start": {0}}
 BUSY = 4
 # How long an agent keeps retrying busy answers (besides at least 20 retries): past the 120 s after
-# which finish clears an index.lock a killed git left (coordinator/tasks.py STALE_INDEX_LOCK_SECONDS),
+# which finish clears an index.lock a killed git left where no process list says no git holds it
+# (coordinator/tasks.py STALE_INDEX_LOCK_SECONDS; with /proc it is cleared in seconds),
 # which it answers with busy until then. A budget of 20 retries of <= 7.5 s alone ran out at ~113 s.
 BUSY_BUDGET_SECONDS = 180.0
 
@@ -808,10 +809,10 @@ REMOVAL_POINTS = ["remove.after_rename", "remove.half_deleted"]
 
 CRASH_POINTS = {
     "task.start": ["start.after_record"],
-    "task.finish": ["finish.after_commit", "finish.after_record", "merge.after_commit_written",
+    "task.finish": ["finish.after_commit", "finish.after_record", "merge.after_commit_written", "ref.locked",
                     "merge.after_ref_moved", "merge.after_record", *REMOVAL_POINTS],
     "merge": ["merge.after_commit_written", "merge.before_pack_written", "merge.after_pack_written",
-              "merge.after_ref_moved", "merge.after_record"],   # the pack points fire in a held drain:
+              "ref.locked", "merge.after_ref_moved", "merge.after_record"],   # the pack points fire in a held drain:
                                                                 # WTC_HOLD_OBJECTS=1 holds a drain of one
 }
 

@@ -20,7 +20,12 @@ Names in use (keep this list current so tests and docs can find them):
     merge.after_ref_moved        the integration ref moved (a drain: once, for all its merges), nothing else
                                  has been recorded yet
     merge.after_record           the task is recorded merged, its worktree not yet removed
+    ref.locked                   a compare-and-swap holds the ref's lock (libgit2's `<ref>.lock`), the ref
+                                 not yet moved (a merge's integration ref, a land's target, consolidation)
     consolidate.after_root_commit  one ecosystem root's commit is on integration, its intents not yet marked
+    update.after_merge           `task update`'s merge in the worktree is done (or stopped on conflicts),
+                                 nothing recorded yet
+    worktree.before_checkout     a worktree is registered (and its sparse cone set), not yet checked out
     remove.after_rename          a worktree being removed is renamed to its tombstone, its admin entry not
                                  yet pruned (any removal: finish, merge, abandon, gc, a start's rebuild)
     remove.half_deleted          the tombstone is half deleted, its admin entry pruned

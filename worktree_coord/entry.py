@@ -117,6 +117,10 @@ def leave(code: int) -> None:
     if threading is not None and any(t.is_alive() and not t.daemon and t is not threading.main_thread()
                                      for t in threading.enumerate()):
         sys.exit(code)
+    if "worktree_coord.gitrepo.git_locks" in sys.modules:    # the quick path's calls end here, not in cli.main
+        from .output.tagging import emit_lock_warnings
+
+        emit_lock_warnings()
     try:
         for stream in (sys.stdout, sys.stderr):
             stream.flush()

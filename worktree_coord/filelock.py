@@ -32,9 +32,10 @@ def jitter() -> float:
 @contextlib.contextmanager
 def exclusive(path: Path, *, timeout: float, what: str,
               fix: str = "retry; many agents are starting or finishing at once (or raise lock_timeout in the "
-                         "configuration)") -> Iterator[None]:
+                         "configuration)") -> Iterator[int]:
     """Hold an exclusive flock on `path` (created if missing) or raise BusyError after `timeout`,
-    saying `what` waited and `fix`."""
+    saying `what` waited and `fix`. Yields the lock's descriptor: a child process handed it
+    (`pass_fds`) holds the lock with its holder, past its holder's death, until it ends too."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -56,6 +57,12 @@ def exclusive(path: Path, *, timeout: float, what: str,
             # Sleep, growing to 50 ms with jitter, so waiting costs no CPU and waiters do not march in step.
             time.sleep(min(delay, deadline - now) * jitter())
             delay = min(delay * 2, 0.05)
-        yield
+        try:
+            yield fd
+        finally:
+            # Released explicitly: a child still running with the descriptor (one handed it, or one
+            # started beside the holder) would otherwise keep the lock after the holder let go. A
+            # holder killed here never unlocks: its children hold the lock until they end.
+            fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
-        os.close(fd)  # closing the descriptor releases the flock
+        os.close(fd)

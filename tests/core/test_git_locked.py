@@ -39,7 +39,8 @@ def test_other_git_failures_stay_git_errors(tmp_path):
     ("fatal: Unable to create '/r/.git/index.lock': File exists.\n\nAnother git process...", "/r/.git/index.lock"),
     ("fatal: cannot lock ref 'refs/heads/b': Unable to create '/r/.git/refs/heads/b.lock': File exists.",
      "/r/.git/refs/heads/b.lock"),
-    ("error: could not lock config file .git/config: File exists", ".git/config"),
+    # the config's lock, never the config itself (the fix says to remove it)
+    ("error: could not lock config file .git/config: File exists", ".git/config.lock"),
     ("fatal: cannot lock ref 'HEAD': is at 1234 but expected 5678", None),   # a lost race, not a held file
 ])
 def test_the_lock_file_is_read_from_gits_words(message, lock):

@@ -201,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         code = EXIT_USAGE
     except (WtcError, KeyboardInterrupt, Exception) as error:  # noqa: B014  # the same words as fastcli's path
         code = report_failure(error, json_mode=json_mode)
+    tagging.emit_lock_warnings()
     if argv is None:
         sys.exit(code)
     return code

@@ -40,7 +40,9 @@ if TYPE_CHECKING:
 # SemanticMode (merge/result.py) is imported where a mode is compared: a start compares none.
 
 
-STALE_INDEX_LOCK_SECONDS = 120.0
+STALE_INDEX_LOCK_SECONDS = 120.0   # without a process list: a worktree lock this old is a killed git's
+OWN_LOCK_SETTLE_SECONDS = 2.0      # a worktree lock younger than this may be a libgit2 write in flight
+OWN_LOCK_WAIT_SECONDS = 10.0       # how long a call waits for a git still working in the task's worktree
 
 
 class TaskOperations(WorktreeSetupOperations, PlanOperations):
@@ -158,15 +160,16 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                     "folder, so the worktree is a full checkout; give globs under a folder (e.g. "
                                     "'docs/**/*.rst') for a sparse one")
             kept = existing is not None and (path / ".git").is_file() and (path / MANIFEST_PATH).is_file()
+            cleared: list[str] = []     # locks a killed git left on the task's branch, removed
             try:
-                self._ensure_worktree(run, task_id, branch, path, cone)
+                self._ensure_worktree(run, task_id, branch, path, cone, cleared)
             except BaseException:
                 if existing is None:
                     self._glob_notes(run, boundary, listing)   # the listing's failure first, as before
                 raise
             if existing is None:
                 glob_notes = self._glob_notes(run, boundary, listing)
-            notes = _unanchored_overlap_notes(overlaps) + glob_notes + sparse_notes
+            notes = _unanchored_overlap_notes(overlaps) + glob_notes + sparse_notes + cleared
             # No manifest: the worktree was (re-)made just now and is not prepared yet.
             fresh = not (path / MANIFEST_PATH).is_file()
             prepared = self._prepare_worktree(run, task_id, path) if fresh else self._prepared(run.run_id, task_id)
@@ -246,8 +249,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         return found
 
     def _ensure_worktree(self, run: RunRecord, task_id: str, branch: str, path: Path,
-                         cone: Sequence[str] | None) -> str:
-        """The task's worktree, created or re-created as needed; returns its HEAD (verified)."""
+                         cone: Sequence[str] | None, notes: list[str]) -> str:
+        """The task's worktree, created or re-created as needed; returns its HEAD (verified). Called
+        under the task's lease: a lock of its branch a killed git left is removed (a note in `notes`)."""
         ref = f"refs/heads/{branch}"
         tip = self.git.ref_target(ref)
         if tip is not None and not self.git.is_ancestor(run.base, tip):
@@ -263,7 +267,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         elif path.exists():
             self.git.remove_worktree(path)
         expected = tip or run.base
-        head = self.git.add_worktree(path, branch, run.base, sparse_dirs=cone)
+        head = self.git.add_worktree(path, branch, run.base, sparse_dirs=cone, cleared=notes)
         if head != expected:
             self.git.remove_worktree(path)
             raise StateError(f"the new worktree's HEAD {head[:12]} is not the expected {expected[:12]}",
@@ -665,20 +669,54 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         return result
 
     def _clear_stale_locks(self, path: Path, branch: str) -> list[str]:
-        """An index.lock, HEAD.lock or branch lock a git left blocks every commit in the task's worktree.
-        Under the task's lease no wtc call runs git there, so locks older than a few minutes are left
-        by a killed git (a SIGKILL to the agent's or the call's process group kills its git too):
-        remove them. A fresh one may be the agent's own git command: say so and ask for a retry."""
-        locks = self.git.worktree_locks(path, branch)
-        if not locks:
-            return []
-        now = time.time()
-        ages = {}
-        for lock in locks:
-            try:
-                ages[lock] = now - lock.stat().st_mtime
-            except OSError:      # removed meanwhile (the git holding it ended)
+        """An index.lock, HEAD.lock or branch lock a killed git left blocks every commit in the task's
+        worktree (finish's, update's merge): removed when nobody can hold it, with a note each.
+
+        The proof: this call holds the task's lease, so no other wtc call on the task runs; any git
+        that takes one of these locks works in the worktree, and git moves into the worktree's top
+        before it takes them, so with no git process in the worktree (git_locks.git_processes_in) no
+        git holds them: not the agent's own, not one a killed call of ours left running on. A lock
+        younger than OWN_LOCK_SETTLE_SECONDS is waited out first (a libgit2 tool of the agent's writes
+        in microseconds and has no git process). A git that still works there is waited for a moment
+        (a killed call's git ends by itself), then busy, naming it. Where the system cannot list
+        processes, the old rule: a lock older than STALE_INDEX_LOCK_SECONDS is stale, a younger one busy."""
+        from ..gitrepo import git_locks
+
+        notes: list[str] = []
+        deadline = time.monotonic() + OWN_LOCK_WAIT_SECONDS
+        while True:
+            ages = {lock: age for lock in self.git.worktree_locks(path, branch)
+                    if (age := git_locks.lock_age(lock)) is not None}
+            if not ages:
+                return notes
+            working = git_locks.git_processes_in(path)
+            if working is None:
+                return notes + self._clear_old_locks(ages)
+            settling = [age for age in ages.values() if age < OWN_LOCK_SETTLE_SECONDS]
+            if not working and not settling:
+                for lock in ages:
+                    note = git_locks.remove(lock, "no git process works in the task's worktree and the task's "
+                                                  "lease is this call's")
+                    if note is not None:
+                        notes.append(note)
+                continue     # anything the removal raced with is looked at again
+            if not working:     # settling: at most OWN_LOCK_SETTLE_SECONDS more
+                time.sleep(OWN_LOCK_SETTLE_SECONDS - min(settling))
                 continue
+            if time.monotonic() >= deadline:
+                lock = max(ages, key=lambda item: ages[item])
+                raise BusyError(f"git's {lock.name} is held for the task's worktree ({lock}): git process(es) "
+                                f"{', '.join(map(str, working))} work in {path}",
+                                fix="wait for the git command running in the worktree to end, then run the same "
+                                    "call again", retry_after=1.0)
+            time.sleep(0.1)
+
+    def _clear_old_locks(self, ages: dict[Path, float]) -> list[str]:
+        """Without a list of processes: locks older than STALE_INDEX_LOCK_SECONDS were left by a
+        killed git (a SIGKILL to the agent's or the call's process group kills its git too) and are
+        removed; a fresh one may be the agent's own git command: busy, with a retry."""
+        from ..gitrepo import git_locks
+
         fresh = [(lock, age) for lock, age in ages.items() if age < STALE_INDEX_LOCK_SECONDS]
         if fresh:
             lock, age = max(fresh, key=lambda item: item[1])
@@ -687,11 +725,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                             fix="wait for the git command running in the worktree to end, then finish again; "
                                 f"if none runs, remove {' and '.join(str(item) for item, _ in fresh)}",
                             retry_after=max(1.0, STALE_INDEX_LOCK_SECONDS - youngest))
-        notes = []
-        for lock, age in ages.items():
-            lock.unlink(missing_ok=True)
-            notes.append(f"removed a stale {lock} ({age:.0f} s old) left by a killed git")
-        return notes
+        return [note for lock in ages
+                if (note := git_locks.remove(lock, f"older than {STALE_INDEX_LOCK_SECONDS:.0f} s")) is not None]
 
     def _recover_branch(self, run: RunRecord, task: TaskRecord, path: Path) -> list[str]:
         """A task branch deleted by hand while its worktree still holds the work: recreate the branch
@@ -873,7 +908,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         path = self.worktree_path(run.run_id, task_id)
         cone = self._task_cone(run, task.boundary)
         self.store.update_task(run.run_id, task_id, worktree=str(path))  # recorded before it exists
-        self._ensure_worktree(run, task_id, task.branch, path, cone)
+        cleared: list[str] = []     # locks a killed git left on the task's branch or in its worktree, removed
+        self._ensure_worktree(run, task_id, task.branch, path, cone, cleared)
+        cleared += self._clear_stale_locks(path, task.branch)   # an update killed inside its commit or merge
         fresh = not (path / MANIFEST_PATH).is_file()
         prepared = self._prepare_worktree(run, task_id, path) if fresh else self._prepared(run.run_id, task_id)
         self._write_manifest(run, task_id, task.branch, path, task.boundary, prepared)
@@ -923,7 +960,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         findings, pending = ([], []) if unresolved else self._update_findings(run, task, before, tip)
         blocking = bool(findings) and self._semantic_mode(run) is SemanticMode.BLOCK
         from ..check.left_behind import uses_outside_boundary
-        notes = uses_outside_boundary(task_id, run.run_id, task.boundary.own, findings)
+        notes = cleared + uses_outside_boundary(task_id, run.run_id, task.boundary.own, findings)
         notes += [f"{rel} keeps conflict markers because {'; '.join(why)}" for rel, why in whys.items() if why]
         moved = self.git.ref_target(f"refs/heads/{task.branch}") != before
         if pending and not findings and not moved:
@@ -1119,6 +1156,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             self._write_manifest(run, task.task_id, task.branch, worktree, boundary, self._prepared(run.run_id, task.task_id))
             if boundary.sparse:
                 cone = self._task_cone(run, boundary)
+                notes += self._clear_stale_locks(worktree, task.branch)   # a widen killed in its sparse-checkout set
                 self.git.set_sparse(worktree, cone)
                 if cone is None:
                     notes.append("a new glob may match files in any folder: the worktree is now a full checkout")

@@ -21,8 +21,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..crashpoints import crash_point
 from ..errors import BusyError, UsageError
 from ..filelock import jitter
+from .git_locks import clear_if_stale
 from .held import write_held
 
 if TYPE_CHECKING:
@@ -70,17 +72,12 @@ def is_lock_error(exc: Exception) -> bool:
     return "lock" in text
 
 
-def clear_stale_lock(repo: pygit2.Repository, ref: str, *, older_than: float = STALE_REF_LOCK_SECONDS) -> bool:
-    """Remove `<ref>.lock` when it is older than `older_than` seconds (left by a killed writer);
-    True when it did."""
-    lock = Path(repo.path) / f"{ref}.lock"
-    try:
-        if time.time() - lock.stat().st_mtime < older_than:
-            return False
-        lock.unlink()
-    except FileNotFoundError:
-        return False
-    return True
+def clear_stale_lock(repo: pygit2.Repository, ref: str, *, older_than: float | None = None) -> bool:
+    """Remove `<ref>.lock` when it is older than `older_than` seconds and no live process has it
+    open (left by a killed writer: a live libgit2 writer keeps it open; git, for the moment between
+    its write and its rename); True when it did, with a warning (git_locks.warnings_given)."""
+    bound = STALE_REF_LOCK_SECONDS if older_than is None else older_than
+    return clear_if_stale(Path(repo.path) / f"{ref}.lock", bound) is not None
 
 
 def read_ref(repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
@@ -109,6 +106,7 @@ def compare_and_swap(repo: pygit2.Repository, ref: str, new: pygit2.Oid,
         try:
             with repo.transaction() as txn:
                 txn.lock_ref(ref)
+                crash_point("ref.locked")
                 current = read_ref(repo, ref)
                 if current != expected_old:
                     raise StaleRef(ref, expected_old, current)

@@ -19,15 +19,18 @@ Facts this module is built on (../shared/research/git-layer.md):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 from .. import filelock
+from . import git_locks
 from ..frozen import value_class
 from .environment import git_environment
 from .bulk_removal import MANY_ENTRIES, holds_more_than, remove_by_process
@@ -94,6 +97,7 @@ class GitRepo:
         if not start.exists():
             raise NotFoundError(f"no such folder: {start}", fix="pass the path of a git repository (--repo PATH)")
         self.lock_timeout = lock_timeout
+        self._threads = threading.local()   # per thread: the lock descriptors its git processes inherit
         self._repo: pygit2.Repository | None = None
         plain = locate_plain(start)
         if plain is not None:
@@ -141,8 +145,16 @@ class GitRepo:
         """Run git (C locale, no prompts, no auto-gc) and raise GitError with git's words on failure."""
         full_env = git_environment(env)  # an agent's environment must not redirect our git calls
         where = str(cwd) if cwd is not None else str(self.toplevel or self.common_dir)
-        command = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false", *args]
-        done = run_to_end(command, cwd=where, env=full_env, input=input)
+        held = self._held_locks()
+        # A git holding our lock starts no daemon (fsmonitor's): the daemon would inherit the lock,
+        # and hold it for as long as it lives.
+        command = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false",
+                   *(("-c", "core.fsmonitor=false") if held else ()), *args]
+        done = run_to_end(command, cwd=where, env=full_env, input=input, pass_fds=held)
+        for _ in range(4):   # one stale lock a round: a killed commit or merge leaves two or three
+            if done.returncode == 0 or not _cleared_stale_lock(done, where):
+                break
+            done = run_to_end(command, cwd=where, env=full_env, input=input, pass_fds=held)
         if check and done.returncode != 0:
             raise _failure(args, where, done)
         return done
@@ -162,9 +174,27 @@ class GitRepo:
             return finished
         return done
 
-    def registration_lock(self, what: str):
-        """The repository-wide lock around worktree registration, pruning, ref deletion, config writes."""
-        return filelock.exclusive(self.wtc_dir / "registry.flock", timeout=self.lock_timeout, what=what)
+    @contextlib.contextmanager
+    def registration_lock(self, what: str) -> Iterator[None]:
+        """The repository-wide lock around worktree registration, pruning, ref deletion, config writes.
+
+        Every git this thread runs while it holds the lock inherits the lock's descriptor, so the
+        lock stays held until that git ends even when this process is killed first (`running.py`
+        lets such a git run on to its end). Whoever takes the lock next therefore knows that no git
+        started under it still runs: a git lock file one of them left (a branch's lock from a
+        killed `worktree add -b`, packed-refs.lock from a killed `update-ref -d`) is held by nobody
+        (`add_worktree` relies on it)."""
+        with filelock.exclusive(self.wtc_dir / "registry.flock", timeout=self.lock_timeout, what=what) as fd:
+            held = self._held_locks()
+            self._threads.held = held + (fd,)
+            try:
+                yield
+            finally:
+                self._threads.held = held
+
+    def _held_locks(self) -> tuple[int, ...]:
+        """The descriptors of the locks this thread holds, which every git it runs inherits."""
+        return getattr(self._threads, "held", ())
 
     # ---- one-time setup -----------------------------------------------------------------------
 
@@ -525,13 +555,18 @@ class GitRepo:
         else:
             self.git("sparse-checkout", "set", "--cone", "--sparse-index", *sparse_dirs, cwd=path)
 
-    def add_worktree(self, path: Path, branch: str, commit: str, *, sparse_dirs: Sequence[str] | None) -> str:
+    def add_worktree(self, path: Path, branch: str, commit: str, *, sparse_dirs: Sequence[str] | None,
+                     cleared: list[str] | None = None) -> str:
         """Create a worktree at `path` on `branch` (created at `commit` unless it exists).
 
         `sparse_dirs` None means a full checkout; a list means a cone sparse checkout of those
         directories plus root-level files, with a sparse index. Returns the worktree's HEAD sha.
         Registration runs under the repository lock; checkout runs outside it. On failure everything
         this call created (branch, folder, admin entry) is rolled back.
+
+        `cleared` given: the caller holds the lease of the task whose branch this is, and the branch's
+        lock a killed git left (a `worktree add -b` killed while it created the branch) is removed,
+        its note appended to `cleared`; without it, that lock is busy (GitLocked), as any other.
         """
         ref = f"refs/heads/{branch}"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -539,8 +574,15 @@ class GitRepo:
         with self.registration_lock(f"registering worktree {path}"):
             if path.exists():
                 if any(path.iterdir()):
-                    raise UsageError(f"{path} exists and is not empty", fix="remove it, or run `wtc gc`")
-                path.rmdir()
+                    if cleared is None or not (path / ".git").is_file():
+                        raise UsageError(f"{path} exists and is not empty", fix="remove it, or run `wtc gc`")
+                    # A worktree registered here since the caller looked: by a `worktree add` a killed
+                    # call on this task left running, which held this lock until it ended. The caller
+                    # holds the task's lease and was about to build the worktree, so it was never
+                    # handed out: rebuilt, as a half-made one is.
+                    self._rollback_locked(path, None)
+                else:
+                    path.rmdir()
             self._clear_stale_registrations()
             existing = self.ref_target(ref)
             for attempt in (1, 2):
@@ -551,6 +593,12 @@ class GitRepo:
                     else:
                         self.git("worktree", "add", "--no-checkout", str(path), branch)
                     break
+                except GitLocked as error:
+                    self._rollback_locked(path, ref if self.ref_target(ref) and existing is None else None)
+                    note = self._own_branch_lock(ref, error) if cleared is not None and attempt == 1 else None
+                    if note is None:
+                        raise
+                    cleared.append(note)
                 except GitError:
                     self._rollback_locked(path, ref if self.ref_target(ref) and existing is None else None)
                     if attempt == 2:
@@ -569,6 +617,20 @@ class GitRepo:
                 self._rollback_locked(path, ref if created_branch else None)
             raise
         return head
+
+    def _own_branch_lock(self, ref: str, error: GitLocked) -> str | None:
+        """Remove the lock of `ref` that `error` names, when the caller holds the lease of the task
+        whose branch `ref` is and this process holds the registration lock; its note, else None (the
+        error names another lock). Nobody can hold it then: every wtc call that writes a task's branch
+        holds the task's lease (start, finish, update, abandon; one runs at a time), or runs under
+        the registration lock (a `worktree add -b`, a gc's deletion), whose holders' git processes
+        inherit it and so have all ended once this process has it; the agent's own git writes the
+        branch only from the task's worktree, which this call is making now, so none was handed out."""
+        held = error.details.get("lock")
+        lock = self.common_dir / f"{ref}.lock"
+        if not held or os.path.realpath(held) != os.path.realpath(lock):
+            return None
+        return git_locks.remove(lock, "the task's lease and the registration lock prove no live process holds it")
 
     def add_detached_worktree(self, path: Path, commit: str) -> None:
         """A throwaway full worktree at `commit` with no branch (verification, scratch work)."""
@@ -607,21 +669,18 @@ class GitRepo:
         return cleared
 
     def stale_ref_locks(self, *, older_than: float, dry_run: bool) -> list[str]:
-        """`.lock` files of wtc's own refs left by a process killed inside a ref update (the update
-        itself takes microseconds, so a lock older than `older_than` seconds is stale)."""
+        """`.lock` files of wtc's own refs, and the repository's packed-refs.lock and config.lock
+        (which wtc's ref deletions and setup take), left by a process killed inside an update: the
+        update itself takes microseconds, so a lock `older_than` seconds old that no live process
+        has open is stale (git_locks.is_stale). Removed unless `dry_run`; their names."""
         found = []
-        horizon = time.time() - older_than
+        candidates = [self.common_dir / "packed-refs.lock", self.common_dir / "config.lock"]
         for base in (self.common_dir / "refs" / "heads" / "wtc", self.common_dir / "refs" / "wtc"):
-            if not base.is_dir():
-                continue
-            for lock in base.rglob("*.lock"):
-                try:
-                    if lock.stat().st_mtime < horizon:
-                        found.append(str(lock.relative_to(self.common_dir)))
-                        if not dry_run:
-                            lock.unlink()
-                except FileNotFoundError:
-                    continue
+            if base.is_dir():
+                candidates += base.rglob("*.lock")
+        for lock in candidates:
+            if git_locks.is_stale(lock, older_than) and (dry_run or git_locks.remove(lock, "stale") is not None):
+                found.append(str(lock.relative_to(self.common_dir)))
         return found
 
     def stale_scratch_folders(self, *, dry_run: bool) -> list[str]:
@@ -645,8 +704,9 @@ class GitRepo:
         return found[0] if found and len(found[0]) in (40, 64) else None
 
     def worktree_locks(self, path: Path, branch: str) -> list[Path]:
-        """The lock files a git killed mid-`add` or `commit` in the worktree leaves, those that exist:
-        its index.lock and HEAD.lock (in the worktree's own git folder) and the lock of the branch it
+        """The lock files a git killed mid-`add`, `commit`, `merge` or `sparse-checkout set` in the
+        worktree leaves, those that exist: its index.lock, HEAD.lock, config.worktree.lock and
+        info/sparse-checkout.lock (in the worktree's own git folder) and the lock of the branch it
         has checked out (in the common folder; a commit updates the branch through HEAD)."""
         dot_git = path / ".git"
         try:
@@ -656,7 +716,8 @@ class GitRepo:
         if not text.startswith("gitdir:"):
             return []
         own = Path(text[len("gitdir:"):].strip())
-        candidates = [own / "index.lock", own / "HEAD.lock", self.common_dir / "refs" / "heads" / f"{branch}.lock"]
+        candidates = [own / "index.lock", own / "HEAD.lock", own / "config.worktree.lock",
+                      own / "info" / "sparse-checkout.lock", self.common_dir / "refs" / "heads" / f"{branch}.lock"]
         return [lock for lock in candidates if lock.exists()]
 
     def _rollback_locked(self, path: Path, ref: str | None) -> None:
@@ -950,6 +1011,11 @@ class GitRepo:
         """`git merge --ff-only` in a worktree: moves its branch and files, refuses a dirty tree."""
         done = self.git("merge", "--ff-only", "-q", commit, cwd=path, check=False)
         if done.returncode != 0:
+            if held_lock_file(done.stderr.decode("utf-8", "replace")) is not None:
+                # A lock of the checkout (a land killed inside this merge leaves HEAD.lock and the
+                # branch's): busy, never "commit or stash", which would commit the landed files on
+                # the old tip.
+                raise _failure(("merge", "--ff-only", commit), str(path), done)
             raise UsageError(
                 f"cannot fast-forward the checkout at {path}: {done.stderr.decode('utf-8', 'replace').strip()}",
                 fix=f"commit or stash the changes in {path}, then land again",
@@ -1268,24 +1334,34 @@ def _failure(args: Sequence[str], where: str, done: subprocess.CompletedProcess[
     message = done.stderr.decode("utf-8", "replace").strip() or done.stdout.decode("utf-8", "replace").strip()
     held = held_lock_file(message)
     if held is not None:
+        said = next(line for line in message.splitlines() if held.removesuffix(".lock") in line)   # not git's progress
         return GitLocked(
-            f"git {' '.join(args[:3])} found the repository busy: {message.splitlines()[0]}",
-            fix=f"retry in a moment; if no git process is running, the lock {held} was left by a killed "
-            "one: remove it and retry",
+            f"git {' '.join(args[:3])} found the repository busy: {said}",
+            fix=f"retry in a moment: once the lock {held} is {git_locks.STALE_SHARED_LOCK_SECONDS:.0f} s old and no "
+            "process has it open, wtc removes it itself (a killed git left it); to go on sooner, make sure no git "
+            "process is running, remove it and retry",
             retry_after=1.0, details={"args": list(args), "cwd": where, "lock": held})
     return GitError(f"git {' '.join(args[:3])} failed: {message}", details={"args": list(args), "cwd": where})
 
 
-_HELD_LOCK = (re.compile(r"Unable to create '([^']+\.lock)': File exists"),
-              re.compile(r"could not lock config file (\S+): File exists"))
+# git names the lock file itself, or (for a config file) the file it locks: its lock is `<file>.lock`.
+_HELD_LOCK = ((re.compile(r"Unable to create '([^']+\.lock)': File exists"), ""),
+              (re.compile(r"could not lock config file (\S+): File exists"), ".lock"))
+
+
+def _cleared_stale_lock(done: subprocess.CompletedProcess[bytes], where: str) -> bool:
+    """Whether git refused on a lock file a killed git left (git_locks.is_stale: a minute old, open in
+    no live process), now removed with a warning: the command is then run again."""
+    held = held_lock_file(done.stderr.decode("utf-8", "replace"))
+    return held is not None and git_locks.clear_if_stale(Path(where) / held) is not None
 
 
 def held_lock_file(message: str) -> str | None:
     """The lock file git names when it refused because the file exists, else None."""
-    for pattern in _HELD_LOCK:
+    for pattern, suffix in _HELD_LOCK:
         found = pattern.search(message)
         if found:
-            return found.group(1)
+            return found.group(1) + suffix
     return None
 
 

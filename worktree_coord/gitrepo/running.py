@@ -26,9 +26,12 @@ if TYPE_CHECKING:
 
 
 def run_to_end(command: Sequence[str], *, cwd: str | os.PathLike[str], env: Mapping[str, str] | None,
-               input: bytes | None = None, timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
+               input: bytes | None = None, timeout: float | None = None,
+               pass_fds: Sequence[int] = ()) -> subprocess.CompletedProcess[bytes]:
     """`subprocess.run(command, capture_output=True)` whose child never dies of its caller's death:
-    stdin is `input` (or nothing), stdout and stderr are read back from temporary files."""
+    stdin is `input` (or nothing), stdout and stderr are read back from temporary files. `pass_fds`:
+    descriptors the child inherits (a flock the caller holds, which the child then holds until it
+    ends, should the caller die first)."""
     import subprocess   # loaded when git runs: `wtc merge` with nothing waiting runs none
 
     write_held()   # git must find every object this process wrote (held.py)
@@ -36,7 +39,7 @@ def run_to_end(command: Sequence[str], *, cwd: str | os.PathLike[str], env: Mapp
     with _scratch_file() as out, _scratch_file() as err:
         done = subprocess.run(list(command), cwd=cwd, env=dict(env) if env is not None else None, input=input,
                               stdin=None if input is not None else subprocess.DEVNULL, stdout=out, stderr=err,
-                              timeout=timeout)
+                              timeout=timeout, pass_fds=tuple(pass_fds))
         out.seek(0)
         err.seek(0)
         return subprocess.CompletedProcess(done.args, done.returncode, out.read(), err.read())

@@ -77,3 +77,12 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def emit_lock_warnings() -> None:
+    """The shared git locks a killed git left that this process removed (gitrepo/git_locks.py), said
+    on stderr after the command's own output (stdout stays one JSON object under --json). Every way
+    a call ends says them: cli.main (in-process and served calls), entry.leave (the quick path)."""
+    locks = sys.modules.get("worktree_coord.gitrepo.git_locks")   # loaded with the git layer: none without git
+    for warning in locks.warnings_given() if locks is not None else ():
+        sys.stderr.write(f"wtc: warning: {warning}\n")
