@@ -637,7 +637,9 @@ class _Mentions:
     `folders(which, path)` lists one folder's subfolders (a workspace's package folders).
     A module found in a file is kept with that file's path and blob (`_WITNESSES`): a later tree
     holding the same blob at that path names it too, told by one lookup, not a pass (a drain's
-    tips, one merge apart, are asked of the same modules at every merge: `os`, the package's own)."""
+    tips, one merge apart, are asked of the same modules at every merge: `os`, the package's own).
+    The files a caller names `first` (the importing files: a module a file imports where it did
+    before is named there) are read before the pass."""
 
     def __init__(self, repo: pygit2.Repository, base: pygit2.Tree, ours: pygit2.Tree, theirs: pygit2.Tree):
         self._repo = repo
