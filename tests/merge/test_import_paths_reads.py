@@ -7,7 +7,10 @@ run's tasks keep theirs) read three pin versions a merge before, one a task file
 
 from __future__ import annotations
 
+from collections import Counter, OrderedDict
 from pathlib import Path
+
+import pygit2
 
 from tests.merge.drains import findings_of
 from tests.merge.test_closed_users import _task
@@ -16,6 +19,7 @@ from tests.merge.test_imports_kept import _module
 from worktree_coord.merge import check_tree_merge
 from worktree_coord.merge.checks import import_paths, semantic
 from worktree_coord.merge.checks.merge_index import MergeIndex
+from worktree_coord.merge.languages import profiles
 
 
 def _pin_reads(tmp_path: Path, monkeypatch, task) -> tuple[list[list[str]], list[list[tuple]]]:
@@ -64,3 +68,38 @@ def test_a_task_dropping_a_module_the_tip_imports_has_its_pin_version_read(tmp_p
     # odd merge the tip's one file (p0's m2.py) is the smaller side, read the other way: it added no
     # import, so nothing of the task's is asked.
     assert read == [[], [], [], ["p3/m1.py"], []], read
+
+
+def test_no_source_is_parsed_twice_over_a_drain(tmp_path: Path, monkeypatch) -> None:
+    """Each content the drain's checks parse is parsed by tree-sitter once (parses kept by content,
+    `Profile.parse`; symbols kept by blob id, merge_index.py); and with the pin versions left
+    unread, what a merge parses is the task's new versions alone (a guard: main parsed each once
+    too, and three pin versions a merge besides)."""
+    import tree_sitter
+
+    parsed: Counter[bytes] = Counter()
+    real = tree_sitter.Parser
+
+    class Counting:
+        def __init__(self, *args) -> None:
+            self._parser = real(*args)
+
+        def parse(self, source, *args, **kwargs):
+            parsed[bytes(source)] += 1
+            return self._parser.parse(source, *args, **kwargs)
+
+        def __getattr__(self, name: str):
+            return getattr(self._parser, name)
+
+    monkeypatch.setattr(tree_sitter, "Parser", Counting)
+    monkeypatch.setattr(profiles, "_PARSED", OrderedDict())   # (none kept from an earlier test)
+    monkeypatch.setattr(profiles, "_parsed_bytes", 0)
+    repo, merges = _drain(tmp_path, _task)
+    index = MergeIndex()
+    new_versions: set[bytes] = set()
+    for merge in merges:
+        assert check_tree_merge(repo, *merge, index=index) == ()
+        task = repo[merge[2]].peel(pygit2.Tree)
+        new_versions.update(repo[task[path].id].data for path, text in _task(merges.index(merge)).items() if text)
+    assert parsed and max(parsed.values()) == 1, [count for count in parsed.values() if count > 1]
+    assert set(parsed) <= new_versions, len(set(parsed) - new_versions)
