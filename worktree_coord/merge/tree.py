@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 import threading
 from collections import OrderedDict
@@ -205,10 +206,16 @@ def _tip_tables(repo: pygit2.Repository, index: MergeIndex, trees: list[pygit2.T
         assert profile is not None
         return index.memo("imports", (id(profile), oid.raw, path), lambda: _imports(repo, index, profile, oid, path))
 
+    def read_modules(path: str, oid: pygit2.Oid) -> frozenset[str]:
+        profile = semantic_profile(path)
+        assert profile is not None
+        return index.memo("modules", (id(profile), oid.raw), lambda: _modules(repo, index, profile, oid))
+
     tip = index.tip_tables(trees[0], trees[1],
-                           lambda: TipIndex.build(PATH_FACTS, read_words, read_imports, changes[0]),
+                           lambda: TipIndex.build(PATH_FACTS, read_words, read_imports, changes[0], read_modules),
                            lambda previous, steps, take: previous.derive(steps, changes[0], take),
-                           dump=TipIndex.dump, load=lambda value: TipIndex.load(PATH_FACTS, read_words, read_imports, value),
+                           dump=TipIndex.dump,
+                           load=lambda value: TipIndex.load(PATH_FACTS, read_words, read_imports, value, read_modules),
                            ancestors=_first_parents(repo, ours, TABLES_EVERY) if ours is not None else (),
                            diff=diff)
     return tip, set(changes[1]) | set(moved)
@@ -230,11 +237,34 @@ def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: 
     """What `path`'s version `oid` imports can pass on (tip_index.Imports), from the symbols the
     check reads of it (semantic._Check.imports: kept ones first, else its imports parsed), with the
     keys its imports are answered from where those alone answer them; None: none."""
+    found = _import_symbols(repo, index, profile, oid, binary=False)
+    if found is None:
+        return None
+    rules = profile.semantic
+    return (any(item.name is None and item.scope is None for item in found.imports),
+            frozenset(item.bound for item in found.imports if item.name is not None),
+            import_keys(found, path, rules) if resolved_alone(rules) else None)
+
+
+def _modules(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: pygit2.Oid) -> frozenset[str]:
+    """The modules `oid` imports at its top level, as the import-path check reads its imports
+    (semantic._Check.imports: a file holding a NUL byte is read; none when it does not parse
+    cleanly or is too big): tip_index.TipIndex's `imported`."""
+    found = _import_symbols(repo, index, profile, oid, binary=True)
+    return frozenset() if found is None else frozenset(
+        item.module for item in found.imports if item.scope is None and item.module)
+
+
+def _import_symbols(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: pygit2.Oid, *,
+                    binary: bool) -> Any:
+    """The symbols of `oid` whose imports are whole (kept ones first, else its imports parsed and
+    kept by content); None: it does not parse cleanly, is too big, or (`binary` False) holds a NUL
+    byte in its first 8,000."""
     key = fingerprint(profile)
     found = index.known_symbols(key, oid.raw, (True, False, IMPORTS_ONLY))
     if found is MISSING:
         data = repo[oid].data
-        if len(data) > MAX_BYTES or b"\x00" in data[:8000]:
+        if len(data) > MAX_BYTES or (not binary and b"\x00" in data[:8000]):
             return None
 
         def compute() -> Any:
@@ -242,12 +272,7 @@ def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: 
             return None if parsed.root_node.has_error else extract(profile, data, parsed, imports_only=True)
 
         found = index.symbols(key, data, IMPORTS_ONLY, compute)
-    if found is None:
-        return None
-    rules = profile.semantic
-    return (any(item.name is None and item.scope is None for item in found.imports),
-            frozenset(item.bound for item in found.imports if item.name is not None),
-            import_keys(found, path, rules) if resolved_alone(rules) else None)
+    return found
 
 
 def files_mentioning(repo: pygit2.Repository, pin: pygit2.Oid | str, where: pygit2.Oid | str,
@@ -626,7 +651,9 @@ class _Mentions:
     `folders(which, path)` lists one folder's subfolders (a workspace's package folders).
     A module found in a file is kept with that file's path and blob (`_WITNESSES`): a later tree
     holding the same blob at that path names it too, told by one lookup, not a pass (a drain's
-    tips, one merge apart, are asked of the same modules at every merge: `os`, the package's own)."""
+    tips, one merge apart, are asked of the same modules at every merge: `os`, the package's own).
+    The files a caller names `first` (the importing files: a module a file imports where it did
+    before is named there) are read before the pass."""
 
     def __init__(self, repo: pygit2.Repository, base: pygit2.Tree, ours: pygit2.Tree, theirs: pygit2.Tree):
         self._repo = repo
@@ -638,7 +665,10 @@ class _Mentions:
         # (reexports.ReExports._leads), as the paths it lacks are (_ABSENT).
         self.base_key = base.id.raw
 
-    def __call__(self, side: str, modules: Iterable[str]) -> set[str]:
+    def __call__(self, side: str, modules: Iterable[str], first: Iterable[str] = ()) -> set[str]:
+        """`first`: paths looked at before the pass (the files importing the modules: a module a
+        side still imports where it did is found there, not after a pass over the tree)."""
+        modules = list(modules)
         wanted = {module for module in modules if (side, module) not in self._known}
         for module in list(wanted):
             witness = _WITNESSES.get(module)
@@ -648,29 +678,47 @@ class _Mentions:
         if wanted:
             patterns = {module: re.compile(rb"(?<![\w/.-])" + re.escape(module.encode()) + rb"(?![\w/-])")
                         for module in wanted}
-            for path, oid, separator in self._files(side):
-                data = self._repo[oid].data
-                found = {module for module in wanted
-                         if module.encode() in data and patterns[module].search(data) is not None}
-                # Only a path (`std::ops`) can hide in a group, and only where its last part is spelled.
-                grouped = [module for module in wanted - found if separator == "::" and separator in module
-                           and module.rsplit(separator, 1)[1].encode() in data]
-                if grouped:
-                    # `use std::{io, ops::Deref}` mentions std::ops without spelling it.
-                    spelled = grouped_paths(data, separator)
-                    found |= {module for module in grouped if module in spelled
-                              or any(path.startswith(module + separator) for path in spelled)}
-                for module in found:
-                    self._known[(side, module)] = True
-                    if len(_WITNESSES) >= WITNESSES_KEPT:
-                        _WITNESSES.clear()
-                    _WITNESSES[module] = (path, oid)
-                wanted -= found
+            for path, oid, separator in itertools.chain(self._firsts(side, first), self._files(side)):
+                wanted -= self._look(side, path, oid, separator, wanted, patterns)
                 if not wanted:
                     break
             for module in wanted:
                 self._known[(side, module)] = False
         return {module for module in modules if self._known[(side, module)]}
+
+    def _look(self, side: str, path: str, oid: pygit2.Oid, separator: str, wanted: set[str],
+              patterns: dict[str, re.Pattern[bytes]]) -> set[str]:
+        """The modules of `wanted` the side's file names (each kept as known, with its witness)."""
+        data = self._repo[oid].data
+        found = {module for module in wanted
+                 if module.encode() in data and patterns[module].search(data) is not None}
+        # Only a path (`std::ops`) can hide in a group, and only where its last part is spelled.
+        grouped = [module for module in wanted - found if separator == "::" and separator in module
+                   and module.rsplit(separator, 1)[1].encode() in data]
+        if grouped:
+            # `use std::{io, ops::Deref}` mentions std::ops without spelling it.
+            spelled = grouped_paths(data, separator)
+            found |= {module for module in grouped if module in spelled
+                      or any(path.startswith(module + separator) for path in spelled)}
+        for module in found:
+            self._known[(side, module)] = True
+            if len(_WITNESSES) >= WITNESSES_KEPT:
+                _WITNESSES.clear()
+            _WITNESSES[module] = (path, oid)
+        return found
+
+    def _firsts(self, side: str, paths: Iterable[str]) -> Iterator[tuple[str, pygit2.Oid, str]]:
+        """`paths` as the side's tree holds them (a file a semantic profile reads), as `_files` lists them."""
+        for path in paths:
+            profile = semantic_profile(path)
+            if profile is None:
+                continue
+            try:
+                entry = _entry(self._trees[side], path)
+            except KeyError:
+                continue
+            if entry.type_str == "blob":
+                yield path, entry.id, profile.semantic.module_separator
 
     def _holds(self, side: str, path: str, oid: pygit2.Oid) -> bool:
         """Whether the side's tree holds blob `oid` at `path` (what the pass would read there)."""

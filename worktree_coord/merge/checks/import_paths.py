@@ -30,11 +30,16 @@ A finding needs all of (precision first):
 - every version read parses cleanly (nothing is guessed).
 One finding per module and use line (a line importing several names of P is one place to fix).
 Cost: without an import the using side added to a file both sides did not share, nothing is read;
-the tree-wide look runs only for a module the other side replaced.
+the tree-wide look runs only for a module the other side replaced. A file's base version (a parse)
+is read only where what it tells can matter: for what the using side added, where its version
+imports a module the other side's tree no longer names (asked of the importing files first); for
+what the other side replaced, where its base can import a module the using side's files import
+(`imported_modules`: a drain's tip keeps them in its tables), and that side imports no more.
 """
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from typing import Callable, Iterable, Protocol
@@ -48,6 +53,9 @@ from .versions import Versions
 
 _SIDES = ("left", "right")
 _ALNUM = re.compile(r"[^0-9A-Za-z]")
+# Whether a base version is read only where what it tells can matter (find_replaced_imports); tests
+# turn it off to compare with the check reading every one.
+NARROW = True
 
 
 class _Symbolic(Protocol):
@@ -63,13 +71,21 @@ class _Symbolic(Protocol):
 
     def differing_count(self, side: str, other: str) -> int: ...
 
+    def imported_modules(self, side: str, data: bytes) -> set[str] | None: ...
+
+
+class Mentions(Protocol):
+    """Which of `modules` some file of `side`'s whole tree still names (tree._Mentions), looking
+    at the files `first` first."""
+
+    def __call__(self, side: str, modules: Iterable[str], first: Iterable[str] = ()) -> set[str]: ...
+
 
 TreeFile = Callable[[str, str], "bytes | None"]   # (which: base/left/right, path) -> that tree's bytes, None: absent
 
 
 def find_replaced_imports(files: Iterable[Versions], check: _Symbolic, labels: dict[str, str],
-                          mentions: Callable[[str, Iterable[str]], set[str]],
-                          tree_file: TreeFile | None = None) -> list[SemanticFinding]:
+                          mentions: Mentions, tree_file: TreeFile | None = None) -> list[SemanticFinding]:
     """The findings (module docstring); `check` gives each version's symbols (semantic._Check),
     `labels` the sides' names; `tree_file` reads any file of the base and sides' trees (the
     manifests: dependencies.py), None when there are no trees (then no dependency is known kept)."""
@@ -87,13 +103,19 @@ def find_replaced_imports(files: Iterable[Versions], check: _Symbolic, labels: d
         # A file both sides changed alike adds no import the other side dropped (it imports the
         # same), so the first way reads only the files where the using side differs from the other:
         # chosen when those are fewer than the other side's files (a vendored tree bumped on both).
+        # Neither way reads a file's base version (a parse) where what it tells cannot matter: an
+        # import the using side added only of a module the other side's tree no longer names, a
+        # module the other side replaced only where the using side's files import it.
         differing = check.differing_count(used_side, other)
         if differing <= changed[other]:
-            added = _added_imports(check.changed_files(used_side), check, used_side)
+            using = check.changed_files(used_side)
+            added = _added_imports(using, check, used_side, unnamed=None if not NARROW else lambda modules: set(
+                modules) - mentions(other, modules, first=[versions.path for versions in using]))
             gone = set(added) - mentions(other, added)
             replaced = _replaced(check.changed_files(other), check, other, gone) if gone else {}
         else:
-            replaced = _replaced(check.changed_files(other), check, other, None)
+            replaced = _replaced(check.changed_files(other), check, other, None,
+                                 imported=functools.partial(check.imported_modules, used_side) if NARROW else None)
             still_named = mentions(other, replaced) if replaced else set()
             replaced = {module: where for module, where in replaced.items() if module not in still_named}
             added = _added_imports(check.changed_files(used_side), check, used_side, set(replaced)) if replaced else {}
@@ -131,11 +153,14 @@ def _version_of(files: list[Versions], path: str, which: str) -> bytes:
     return b""
 
 
-def _added_imports(files: list[Versions], check: _Symbolic, side: str,
-                   modules: set[str] | None = None) -> dict[str, list[tuple[str, Import]]]:
+def _added_imports(files: list[Versions], check: _Symbolic, side: str, modules: set[str] | None = None,
+                   unnamed: Callable[[set[str]], set[str]] | None = None) -> dict[str, list[tuple[str, Import]]]:
     """module -> (path, import) for each top-level import `side` added to a file (from a module;
     only from `modules` when given, and then a file that never spells one is not read). `files`:
-    at least those `side` changed."""
+    at least those `side` changed. `unnamed(modules)`, when given, keeps of the modules the
+    side's versions import those it asks about (the caller's: not named in the other side's
+    tree): an import of another is not listed, and a file importing none of them has its base
+    version not read."""
     out: dict[str, list[tuple[str, Import]]] = {}
     other = "right" if side == "left" else "left"
     names = [module.encode() for module in modules] if modules is not None else None
@@ -143,6 +168,7 @@ def _added_imports(files: list[Versions], check: _Symbolic, side: str,
     # not pair renames): its imports are the old file's, not new ones.
     deleted = {posixpath.basename(v.path) for v in files
                if v.exists("base") and not v.exists(side)}
+    importing: list[tuple[Versions, Symbols]] = []
     for versions in files:
         path = versions.path
         if versions.same(side, "base") or not versions.exists(side) or not versions.exists("merged"):
@@ -156,24 +182,36 @@ def _added_imports(files: list[Versions], check: _Symbolic, side: str,
         mine = check.imports(path, side)
         if mine is None or not any(item.scope is None and item.module for item in mine.imports):
             continue   # it imports nothing at its top level: it added no import (its base is not read)
+        importing.append((versions, mine))
+    asked = None if unnamed is None else unnamed(
+        {item.module for _, mine in importing for item in mine.imports if item.scope is None and item.module})
+    for versions, mine in importing:
+        if asked is not None and not any(item.scope is None and item.module in asked for item in mine.imports):
+            continue   # it imports no module asked about: what it added is not asked (its base is not read)
+        path = versions.path
         before = check.imports(path, "base") if versions.exists("base") else Symbols()
         if before is None:
             continue
         had = {(i.module, i.name) for i in before.imports if i.scope is None}
         for item in mine.imports:
             if item.scope is None and item.module and (item.module, item.name) not in had \
-                    and (modules is None or item.module in modules):
+                    and (modules is None or item.module in modules) and (asked is None or item.module in asked):
                 out.setdefault(item.module, []).append((path, item))
     return out
 
 
-def _replaced(files: list[Versions], check: _Symbolic, side: str, modules: set[str] | None) -> dict[str, tuple[str, int]]:
+def _replaced(files: list[Versions], check: _Symbolic, side: str, modules: set[str] | None,
+              imported: Callable[[bytes], set[str] | None] | None = None) -> dict[str, tuple[str, int]]:
     """module -> (path, base line) for each module (of `modules`, when given) that `side` replaced
     in a file it changed (module docstring) and imports in no file it changed. `files`: at least
-    those `side` changed."""
+    those `side` changed. `imported(text)`, when given, names the modules the other side's files
+    import that `text` can import (None: any): a module neither of those nor imported by `side`
+    now may be left out (its imports added on the other side are none), so a file whose base
+    version can import none of them is not read (a parse)."""
     replaced: dict[str, tuple[str, int]] = {}
     still: set[str] = set()
     names = [module.encode() for module in modules] if modules is not None else None
+    moving: list[tuple[Versions, Symbols]] = []
     for versions in files:
         path = versions.path
         if versions.same(side, "base"):
@@ -190,6 +228,13 @@ def _replaced(files: list[Versions], check: _Symbolic, side: str, modules: set[s
             still.update(i.module for i in after.imports)
         if after is None or not versions.exists("base") or not any(item.scope is None for item in after.imports):
             continue   # nothing imported at its top level now: no name moved to another module (the base is not read)
+        moving.append((versions, after))
+    for versions, after in moving:
+        path = versions.path
+        if imported is not None:
+            wanted = imported(versions.base or b"")
+            if wanted is not None and wanted <= still:
+                continue   # its base can import no module the other side imports that this side dropped
         before = check.imports(path, "base")
         if before is None:
             continue

@@ -478,7 +478,7 @@ class Reach:
                 # word, none, so 1b finds nothing, and the tip's imports are not read to say so
                 # (`may_import` reads every unread one: a parse, and a query compiled for it).
                 found = tip.may_import(gone, BARREL_USERS) if gone else set()
-                able = None if found is None else {user for user in found if user not in loose}
+                able = None if found is None else found - loose   # (a set of the tip's users: no pass over them)
                 if gone and (pool or able is None or able):
                     if len(gone) <= 32:
                         pool = self._tip_spelled(pool, gone, other)
@@ -567,6 +567,7 @@ class Reach:
         split = set(by.split) | {token for token in tip.split_tokens if token not in emptied}
         near_by: dict[str, set[str]] = {}
         imported_by: dict[str, set[str]] = {}
+        spellers: dict[bytes, set[str]] = {}   # a token -> the users spelling it
         whole_few: list[bytes] | None = None
         for user in users:
             text: bytes | None = None
@@ -586,10 +587,7 @@ class Reach:
                 text = self._text(user, other) if text is None else text
                 spelled.update(token for token in split if token in text)
             for token in spelled:
-                for path in by.by_token.get(token, ()):
-                    imported_by.setdefault(path, set()).add(user)
-                for path in tip_paths(tip.tokens.get(token)):
-                    imported_by.setdefault(path, set()).add(user)
+                spellers.setdefault(token, set()).add(user)
             directory = posixpath.dirname(user)
             package = self._package_key(user)
             for path in [*by.by_directory.get(package, ()), *tip_paths(tip.wide.get(package))] if package is not None else ():
@@ -603,6 +601,14 @@ class Reach:
                 if parent == directory:
                     break
                 directory = parent
+        # Each file holding a token spelled, linked once to all its spellers (a common module word,
+        # `utils`, names a file of every package the run changed: one pass, not one a user).
+        for token, spelling_users in spellers.items():
+            for path in by.by_token.get(token, ()):
+                imported_by.setdefault(path, set()).update(spelling_users)
+            for path in tip.tokens.get(token):
+                if path not in loose:
+                    imported_by.setdefault(path, set()).update(spelling_users)
         through: set[tuple[str, str]] = set()
         pool = [user for user in users if self._barrels(user)] if self._reexported is not None else []
         if pool and len(own) + tip_count <= BARREL_CANDIDATES:
@@ -923,7 +929,8 @@ class _Quiet:
 
 def _link(paths: Iterable[str], users: Iterable[str], loose: frozenset[str], table: dict[str, set[str]]) -> None:
     """table[path] gets each of `users` outside `loose` (those are walked), for each of `paths`."""
-    found = [user for user in users if user not in loose]
+    found = set(users)
+    found.difference_update(loose)   # (users: the tip's spelling a word, every one late in a drain)
     if found:
         for path in paths:
             table.setdefault(path, set()).update(found)

@@ -540,6 +540,24 @@ class _Check:
                         seen.add(key)
                         yield _Removal(path, definition, side)
 
+    def imported_modules(self, side: str, data: bytes) -> set[str] | None:
+        """Of the modules the files `side` changed import at their top level, those `data` can
+        import (its words hold every word of the module): for a tip's merge, the tip's from its
+        tables (TipIndex.importing_modules), the task's from its few files' imports (read for the
+        check anyway); None: not known here (any module may be)."""
+        if self.tip is None:
+            return None
+        held = words(data)
+        if side == "left":
+            return self.tip.importing_modules(held)
+        found: set[str] = set()
+        for versions in self.changed_files(side):
+            symbols = self.imports(versions.path, side) if versions.exists(side) else None
+            if symbols is not None:
+                found.update(item.module for item in symbols.imports
+                             if item.scope is None and item.module and words(item.module.encode()) <= held)
+        return found
+
     def changed_files(self, side: str) -> list[Versions]:
         """The files `side` changed, in the files' order: for the right side of a tip's merge,
         among `loose` only (a tip's file outside it is the pin's on that side)."""

@@ -14,7 +14,9 @@ directory to its files, from a module token / module path / package directory to
 existed at the pin (the candidates a tip side removed names from), and the sorted users; from a
 key of the module index to the files whose imports are answered from it (`keyed`), the files a
 check found closed (their imports reach no file but those at their keys: asked once, then looked
-up until a merge changes a file at those keys), and the words near each file's changes (`near`).
+up until a merge changes a file at those keys), the words near each file's changes (`near`), and
+the modules the files import at their top level (`imported`: the import-path check reads a task
+file's pin version only where the task can have dropped an import of one of them).
 It is built once per tip (or derived from the previous tip's by the merge's few changed paths, copy
 on write, so the previous tip's stays whole for a merge retried against it) and kept in memory by
 merge_index.MergeIndex. What a word lookup answers is checked against the bytes where the old walk
@@ -37,6 +39,7 @@ if TYPE_CHECKING:   # pygit2 loads where tables are read back (load): `wtc merge
     import pygit2
 
 _REGULAR = (0o100644, 0o100755)
+MODULES_READ = 16   # users whose modules `importing_modules` reads per question, at most
 
 
 class PathFacts:
@@ -144,8 +147,9 @@ Record = tuple[bool, bool, "pygit2.Oid | None", frozenset[bytes], frozenset[byte
 # keys of the module index its imports are answered from (semantic.import_keys; None: not by keys
 # alone in its language).
 Imports = tuple[bool, frozenset[str], "frozenset[tuple[str, str]] | None"]
-# The shape `dump` writes (`load` takes no other): 2 added each file's import keys and the closed files.
-TABLES_FORMAT = 2
+# The shape `dump` writes (`load` takes no other): 2 added each file's import keys and the closed files,
+# 3 the modules each file imports at its top level.
+TABLES_FORMAT = 3
 
 
 class TipIndex:
@@ -153,10 +157,14 @@ class TipIndex:
     the pin, exists at the tip, the tip's blob id, the words of the tip's version)."""
 
     def __init__(self, facts: PathFacts, read_words: Callable[[pygit2.Oid], tuple[frozenset[bytes], frozenset[bytes]]],
-                 read_imports: Callable[[str, pygit2.Oid], "Imports | None"]):
+                 read_imports: Callable[[str, pygit2.Oid], "Imports | None"],
+                 read_modules: "Callable[[str, pygit2.Oid], frozenset[str]] | None" = None):
         self._facts = facts
         self._read_words = read_words
         self._read_imports = read_imports
+        # path, blob -> the modules that version imports at its top level (None: not kept here,
+        # and `importing_modules` answers None)
+        self._read_modules = read_modules
         # What the barrel users' imports pass on is read on the first question that needs it (a
         # task that removed a name), not for every file of the tip when a process first builds it.
         self._imports_read = False
@@ -180,6 +188,13 @@ class TipIndex:
         # (Reach._tip_near, pure in the two versions): kept while the path is not changed again.
         self.near: dict[str, frozenset[bytes]] = {}
         self.near_words = _Table()       # word -> paths whose `near` holds it
+        # The modules each user's tip version imports at its top level (`_UNREAD` until read: a
+        # merge reads its own files' new versions, an older tip's are read a few a question), the
+        # users importing each module, and the modules by their key word (`module_key`).
+        self.module_sets: dict[str, "frozenset[str] | object"] = {}
+        self.modules_unread: set[str] = set()
+        self.imported = _Table()         # module -> users importing it at their top level
+        self.module_words = _Table()     # a module's key word -> the modules imported (importing_modules)
         self.directories = _Table()      # directory -> users
         self.tokens = _Table()           # module token -> candidates (existed at the pin)
         self.modules = _Table()          # module path -> candidates
@@ -194,8 +209,9 @@ class TipIndex:
     # -- building ---------------------------------------------------------------------------------
     @classmethod
     def build(cls, facts: PathFacts, read_words: Callable[[pygit2.Oid], tuple[frozenset[bytes], frozenset[bytes]]],
-              read_imports: Callable[[str, pygit2.Oid], "Imports | None"], changes: dict) -> "TipIndex":
-        index = cls(facts, read_words, read_imports)
+              read_imports: Callable[[str, pygit2.Oid], "Imports | None"], changes: dict,
+              read_modules: "Callable[[str, pygit2.Oid], frozenset[str]] | None" = None) -> "TipIndex":
+        index = cls(facts, read_words, read_imports, read_modules)
         for path in sorted(changes):
             record = index._record(path, changes[path])
             if record is not None:
@@ -210,20 +226,23 @@ class TipIndex:
             kept = 0 if imports is None else 1 if imports is _UNREAD else (
                 imports[0], tuple(imports[1]), None if imports[2] is None else tuple(imports[2]))  # type: ignore[index]
             rows.append((path, at_base, at_tip, None if oid is None else oid.raw, tuple(clean), tuple(dirty), kept))
+        modules = tuple(sorted((path, tuple(sorted(found))) for path, found in self.module_sets.items()
+                               if isinstance(found, frozenset)))
         return (TABLES_FORMAT, self._imports_read, tuple(sorted(rows)), tuple(sorted(self.closed)),
-                tuple(sorted(self.index_names)))
+                tuple(sorted(self.index_names)), modules)
 
     @classmethod
     def load(cls, facts: PathFacts, read_words: Callable[[pygit2.Oid], tuple[frozenset[bytes], frozenset[bytes]]],
-             read_imports: Callable[[str, pygit2.Oid], "Imports | None"], value: tuple) -> "TipIndex":
+             read_imports: Callable[[str, pygit2.Oid], "Imports | None"], value: tuple,
+             read_modules: "Callable[[str, pygit2.Oid], frozenset[str]] | None" = None) -> "TipIndex":
         """`dump`'s inverse (a shape it does not write raises TypeError or ValueError: tables
         written by another version are built again, not read as these)."""
         import pygit2
 
-        if not isinstance(value, tuple) or len(value) != 5 or value[0] != TABLES_FORMAT:
+        if not isinstance(value, tuple) or len(value) != 6 or value[0] != TABLES_FORMAT:
             raise ValueError("tables of another format")
-        index = cls(facts, read_words, read_imports)
-        _, imports_read, rows, closed, index_names = value
+        index = cls(facts, read_words, read_imports, read_modules)
+        _, imports_read, rows, closed, index_names, modules = value
         index._imports_read = bool(imports_read)
         for path, at_base, at_tip, raw, clean, dirty, kept in rows:
             if not isinstance(path, str) or (raw is not None and not isinstance(raw, bytes)):
@@ -238,6 +257,11 @@ class TipIndex:
         for path in closed:
             if not index.mark_closed(path):
                 raise ValueError("a closed file without its keys")
+        if read_modules is not None:
+            for path, found in modules:
+                if path not in index.modules_unread:
+                    raise ValueError("modules of a file the tables do not hold")
+                index._take_modules(path, frozenset(found))
         return index
 
     def derive(self, step: Iterable[str], changes: dict, take: bool = False) -> "TipIndex":
@@ -246,19 +270,20 @@ class TipIndex:
         unless `take`: then the next one takes its tables over, without copying them, and this one
         answers nothing more (merge_index.MergeIndex.tip_tables takes only a tip of its own drain,
         which no other check holds: an unpublished merge commit's)."""
-        out = TipIndex(self._facts, self._read_words, self._read_imports)
+        out = TipIndex(self._facts, self._read_words, self._read_imports, self._read_modules)
         out._imports_read = self._imports_read
         copy = (lambda value: value) if take else (lambda value: type(value)(value))
         out.records = copy(self.records)
         out.foreign = copy(self.foreign)   # only grows: a superset of the words held keeps lookups exact
         for name in ("words", "dirty", "grams", "importers", "bound", "keyed", "near_words", "directories", "tokens",
-                     "modules", "wide"):
+                     "modules", "wide", "imported", "module_words"):
             setattr(out, name, getattr(self, name).derived(take))
         out.closed, out.index_names, out.near = copy(self.closed), copy(self.index_names), copy(self.near)
+        out.module_sets, out.modules_unread = copy(self.module_sets), copy(self.modules_unread)
         out.users, out.barrel_users, out.user_dirs = copy(self.users), copy(self.barrel_users), copy(self.user_dirs)
         out.split_tokens = copy(self.split_tokens)
         if take:
-            self.records = _TAKEN   # type: ignore[assignment]
+            self.records = self.module_sets = _TAKEN   # type: ignore[assignment]
             self.users = self.barrel_users = self.user_dirs = None   # type: ignore[assignment]
         out.whole_tokens, out.candidates = self.whole_tokens, self.candidates
         for path in step:
@@ -323,6 +348,9 @@ class TipIndex:
             _insert(self.users, path, sort)
             if facts.barrels(path):
                 _insert(self.barrel_users, path, sort)
+            if self._read_modules is not None:
+                self.module_sets[path] = _UNREAD
+                self.modules_unread.add(path)
         if at_base:
             self.candidates += 1
             token = facts.module_token(path)
@@ -369,6 +397,10 @@ class TipIndex:
                 self._drop_imports(path, old_imports)
             if isinstance(imports, tuple):
                 self._take_imports(path, imports)
+        if self._read_modules is not None and old[2] != new[2]:
+            self._drop_modules(path)
+            self.module_sets[path] = _UNREAD
+            self.modules_unread.add(path)
 
     def _take_imports(self, path: str, imports: Imports) -> None:
         if imports[0]:
@@ -384,6 +416,23 @@ class TipIndex:
             self.bound.discard(name, path)
         for key in imports[2] or ():
             self.keyed.discard(key, path)
+
+    def _take_modules(self, path: str, modules: frozenset[str]) -> None:
+        self.module_sets[path] = modules
+        self.modules_unread.discard(path)
+        for module in modules:
+            if not self.imported.get(module):
+                self.module_words.add(module_key(module), module)
+            self.imported.add(module, path)
+
+    def _drop_modules(self, path: str) -> None:
+        found = self.module_sets.pop(path, None)
+        self.modules_unread.discard(path)
+        if isinstance(found, frozenset):
+            for module in found:
+                self.imported.discard(module, path)
+                if not self.imported.get(module):
+                    self.module_words.discard(module_key(module), module)
 
     def _remove(self, path: str) -> None:
         facts = self._facts
@@ -401,6 +450,7 @@ class TipIndex:
                         self.grams.discard(gram, word)   # type: ignore[arg-type]
             if isinstance(imports, tuple):
                 self._drop_imports(path, imports)
+            self._drop_modules(path)
             directory = posixpath.dirname(path)
             self.directories.discard(directory, path)
             if (package := facts.package_key(path)) is not None and package != directory:
@@ -542,6 +592,31 @@ class TipIndex:
         return imports is not None and (imports[0] or any(name.decode("utf-8", "replace") in imports[1]
                                                           for name in names))
 
+    def importing_modules(self, held: frozenset[bytes], budget: int = MODULES_READ) -> set[str] | None:
+        """The modules some user's tip version imports at its top level whose every word
+        (reach.words) `held` holds: every one a text whose words are `held` can import (a module's
+        import spells its words, each whole: checked over every import of the fixtures and of
+        34,000 imports of seven mirrored projects; a module's spelling is not always whole, as in
+        Rust's `use std::{task::Context}`). None while users' modules are unread: `budget` of
+        them are read per question (their blobs' kept imports, mostly), so tables built afresh
+        answer after a few merges; a merge's own files are read the question after it."""
+        if self._read_modules is None:
+            return None
+        with self._lock:
+            unread = self.modules_unread
+            while unread and budget > 0:
+                path = next(iter(unread))
+                record = self.records[path]
+                assert record[2] is not None
+                self._take_modules(path, self._read_modules(path, record[2]))
+                budget -= 1
+            if unread:
+                return None
+            found: set[str] = set()
+            for key in (held & self.module_words.data.keys()) | ({b""} if self.module_words.get(b"") else set()):
+                found.update(module for module in self.module_words.get(key) if words(module.encode()) <= held)
+            return found
+
     def _unread(self) -> int:
         return sum(1 for record in self.records.values() if record[5] is _UNREAD)
 
@@ -575,6 +650,12 @@ class TipIndex:
 
 _whole = one_word
 _GRAM = 3
+
+
+def module_key(module: str) -> bytes:
+    """The word a module is looked up by in `module_words`: its longest (b"": it has none, `.`)."""
+    found = words(module.encode())
+    return max(sorted(found), key=len) if found else b""
 
 
 def _grams(word: bytes) -> set[bytes]:
