@@ -48,6 +48,7 @@ _TREES = ("base", "left", "right")
 
 _COMMENT_OR_LITERAL = re.compile(rb'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])\'|//[^\n]*|/\*[\s\S]*?\*/')
 _USE = re.compile(rb"\buse\s([^;]*);")
+_EXTERN_CRATE = re.compile(rb"\bextern\s+crate\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s+as\s+([A-Za-z_][A-Za-z0-9_]*))?\s*;")
 
 
 def _code(text: bytes) -> bytes:
@@ -137,6 +138,12 @@ class CratePaths:
                 return [], [posixpath.join(self._module_folder(importer), *parts)]
         if root is None:
             return [], []
+        while rest and (crate := self._extern_crate(root, rest[0])) is not None:
+            # `pub extern crate grep_cli as cli;` in grep's root: `grep::cli` is grep_cli's root
+            root = self._named_crate(crate, root)
+            if root is None:
+                return [], []
+            rest = rest[1:]
         if not rest:
             return [root], []
         if self._bound_elsewhere(root, rest[0]):
@@ -165,6 +172,20 @@ class CratePaths:
                                          for path, bound in _use_bindings(text)):
                 return True
         return False
+
+    def _extern_crate(self, root: str, name: str) -> str | None:
+        """The crate a root's `extern crate CRATE as name;` (or `extern crate name;`) binds `name`
+        to, the same in every tree holding the root; None for any other name. Found in ripgrep,
+        whose `grep` facade re-exports its parts so (`pub extern crate grep_cli as cli;`) and whose
+        binary calls `cli::is_tty_stdout()` after `use grep::cli;`: a rename of that function in
+        grep-cli left the calls behind unseen."""
+        crates = set()
+        for which in _TREES:
+            text = self._tree_file(which, root)
+            if text is not None:
+                bound = {(alias or crate).decode(): crate.decode() for crate, alias in _EXTERN_CRATE.findall(_code(text))}
+                crates.add(bound.get(name))
+        return crates.pop() if len(crates) == 1 else None
 
     def _a_function(self, path: tuple[str, ...], importer: str, which: str) -> bool:
         """Whether the item a `use` path leads to is a function of a module file of the tree, which
