@@ -4,7 +4,8 @@ Input: the changes between the pinned base and the task's commit (from `GitRepo.
 task's Boundary. Output: a BoundaryReport listing owned changes, reserved-file edits (set aside for
 consolidation, not violations; a reserved file the task creates inside its own globs is owned) and
 violations, each with the path and the rule it broke. The check
-never trusts the agent: it reads only git objects.
+never trusts the agent: it reads only git objects. `check_changes_following_moves` owns a file the
+task owns at the path the run moved it to (a merge `task update` took in), no other.
 """
 
 from __future__ import annotations
