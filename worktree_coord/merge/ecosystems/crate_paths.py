@@ -113,6 +113,7 @@ class CratePaths:
         self._index_names = index_names
         self._separator = separator
         self._manifests: dict[str, dict[str, Any] | None] = {}
+        self._codes: dict[tuple[str, str], bytes | None] = {}   # (tree, path) -> the file without comments
 
     def locate(self, module: str, importer: str) -> tuple[list[str], list[str]]:
         """(files, stems): the files `module` names itself (a crate root) and the stems its module
@@ -160,10 +161,10 @@ class CratePaths:
         declared = re.compile(rb"\bmod\s+(?:r#)?" + re.escape(name.encode()) + rb"\s*[;{]")
         used = re.compile(rb"\buse\s[^;]*(?:\b" + re.escape(name.encode()) + rb"\b|\*)[^;]*;")
         for which in _TREES:
-            text = self._tree_file(which, root)
+            # (without comments: a doc comment's example, `//! assert_eq!(...)`, `/// use x::y;`, is no item)
+            text = self._code_of(which, root)
             if text is None:
                 continue
-            text = _code(text)   # a doc comment's example (`//! assert_eq!(...)`, `/// use x::y;`) is no item
             if declared.search(text):
                 continue
             if _ITEM_MACRO.search(text):
@@ -173,6 +174,14 @@ class CratePaths:
                 return True
         return False
 
+    def _code_of(self, which: str, path: str) -> bytes | None:
+        """`path` in one tree without its comments (_code), read and stripped once."""
+        key = (which, path)
+        if key not in self._codes:
+            text = self._tree_file(which, path)
+            self._codes[key] = None if text is None else _code(text)
+        return self._codes[key]
+
     def _extern_crate(self, root: str, name: str) -> str | None:
         """The crate a root's `extern crate CRATE as name;` (or `extern crate name;`) binds `name`
         to, the same in every tree holding the root; None for any other name. Found in ripgrep,
@@ -181,9 +190,12 @@ class CratePaths:
         grep-cli left the calls behind unseen."""
         crates = set()
         for which in _TREES:
-            text = self._tree_file(which, root)
+            text = self._code_of(which, root)
             if text is not None:
-                bound = {(alias or crate).decode(): crate.decode() for crate, alias in _EXTERN_CRATE.findall(_code(text))}
+                if b"extern" not in text:
+                    crates.add(None)
+                    continue
+                bound = {(alias or crate).decode(): crate.decode() for crate, alias in _EXTERN_CRATE.findall(text)}
                 crates.add(bound.get(name))
         return crates.pop() if len(crates) == 1 else None
 
@@ -199,10 +211,9 @@ class CratePaths:
         files, stems = self.locate(self._separator.join(path[:-1]), importer)
         name = re.escape(path[-1].encode())
         for candidate in [*files, *(stem + suffix for stem in stems for suffix in (".rs", "/mod.rs"))]:
-            text = self._tree_file(which, candidate)
+            text = self._code_of(which, candidate)
             if text is None:
                 continue
-            text = _code(text)
             other = re.compile(rb"\b(?:mod|enum|struct|trait|type|union|use|macro_rules!)\s[^;{]*\b" + name + rb"\b")
             return re.search(rb"\bfn\s+" + name + rb"\b", text) is not None and other.search(text) is None
         return False
