@@ -133,3 +133,20 @@ def test_a_parameter_inserted_on_a_line_of_its_own_is_a_reshape_and_code_added_e
                         {"pkg/utils.py": multi.replace("    'a': 1,\n", "    'a': 1,\n    'b': 2,\n")}, None)
     code, check = wtc_in_process(repo, "task", "check", "rs", "--run", "r1")
     assert code == 0 and not check["left_behind"], check
+
+
+def test_a_go_function_reshaped_is_not_advised_a_default_go_has_none(tmp_path):
+    """Found driving wtc on spf13/cobra: `CheckErr(msg interface{})` given a `code int` parameter while
+    command.go and doc/ still call `CheckErr(x)`; the refusal said "give what it added a default",
+    which Go cannot do. It says what Go can: keep the old shape under its name, the new one beside it."""
+    files = {"go.mod": "module example.com/m\n\ngo 1.21\n",
+             "cobra.go": "package cobra\n\nimport \"os\"\n\nfunc CheckErr(msg interface{}) {\n\tif msg != nil {\n"
+                         "\t\tos.Exit(1)\n\t}\n}\n",
+             "command.go": "package cobra\n\nfunc (c *Command) Usage() {\n\tCheckErr(c.run())\n}\n"}
+    reshaped = files["cobra.go"].replace("CheckErr(msg interface{})", "CheckErr(msg interface{}, code int)") \
+        .replace("os.Exit(1)", "os.Exit(code)")
+    left = _reshape_refused(tmp_path, files, "/cobra.go", {"cobra.go": reshaped})
+    assert len(left) == 1 and left[0].startswith("command.go:4 still calls CheckErr the old way (1 argument)"), left
+    assert "a default" not in left[0].split("gives no parameter")[0], left
+    assert "keep CheckErr taking its old parameters, calling the new shape under a new name (go gives no " \
+           "parameter a default)" in left[0], left

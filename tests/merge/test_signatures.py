@@ -529,7 +529,7 @@ def test_a_parameter_inserted_on_a_line_of_its_own_is_seen() -> None:
     left = base.replace("    strict,\n", "    strict,\n    encoding,\n").replace("parse('a', True)", "parse('a', True, 'u')")
     right = base + "\n\ndef other():\n    return parse('b', False)\n"
     [finding] = _reshaped("m.py", base.encode(), left.encode(), right.encode())
-    assert (finding.name, finding.arguments, finding.replacement) == ("parse", 2, "parse( text, strict, encoding, )")
+    assert (finding.name, finding.arguments, finding.replacement) == ("parse", 2, "parse(text, strict, encoding)")
 
 
 def test_typescript_an_arrow_function_bound_to_a_const_is_counted() -> None:

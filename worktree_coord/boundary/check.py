@@ -4,7 +4,8 @@ Input: the changes between the pinned base and the task's commit (from `GitRepo.
 task's Boundary. Output: a BoundaryReport listing owned changes, reserved-file edits (set aside for
 consolidation, not violations; a reserved file the task creates inside its own globs is owned) and
 violations, each with the path and the rule it broke. The check
-never trusts the agent: it reads only git objects.
+never trusts the agent: it reads only git objects. `check_changes_following_moves` owns a file the
+task owns at the path the run moved it to (a merge `task update` took in), no other.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class BoundaryReport:
     owned: tuple[Change, ...] = ()
     reserved: tuple[Change, ...] = ()
     violations: tuple[Violation, ...] = field(default=())
+    followed: tuple[tuple[str, str], ...] = ()   # (old, new): an owned file the run moved, owned at its new path
 
     @property
     def ok(self) -> bool:
@@ -96,6 +98,33 @@ def check_changes(changes: Sequence[Change], boundary: Boundary, read_blob: Call
                 continue
         owned.append(change)
     return BoundaryReport(tuple(owned), tuple(reserved), tuple(violations))
+
+
+def check_changes_following_moves(changes: Sequence[Change], boundary: Boundary, read_blob: Callable[[str], bytes],
+                                  submodules: Callable[[], frozenset[str]] | None,
+                                  renames: Callable[[], dict[str, str]] | None) -> BoundaryReport:
+    """`check_changes`, with a file the task owns that the run moved (another task's merge, taken in
+    by `task update`) owned at its new path: the update put the task's edits of it there, and its
+    resolution there is the task's own work, not a path outside its boundary. `renames()` (old path
+    -> new, between the pin and what the task took in) is asked only when a change is outside
+    `own`; None when the task took nothing in. `followed` names each move the check followed."""
+    report = check_changes(changes, boundary, read_blob, submodules)
+    outside = {v.path for v in report.violations if v.rule == "outside_own"}
+    if not outside or renames is None:
+        return report
+    followed = tuple((old, new) for old, new in sorted(renames().items())
+                     if new in outside and matches(boundary.own, old))
+    if not followed:
+        return report
+    widened = Boundary(own=(*boundary.own, *("/" + _literal(new) for _, new in followed)), read=boundary.read,
+                       reserved=boundary.reserved, exclusive=boundary.exclusive, sparse=boundary.sparse)
+    again = check_changes(changes, widened, read_blob, submodules)
+    return BoundaryReport(again.owned, again.reserved, again.violations, followed)
+
+
+def _literal(path: str) -> str:
+    """`path` as a gitignore pattern matching only itself: its wildcard characters escaped."""
+    return "".join("\\" + ch if ch in "*?[]\\" else ch for ch in path)
 
 
 def _under_git_dir(path: str) -> bool:

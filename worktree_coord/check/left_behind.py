@@ -84,6 +84,12 @@ class LeftBehind:
     def keep(self) -> str:
         """The way out that leaves the use alone, as the notes say it."""
         if self.kind == "signature":
+            profile = semantic_profile(self.definition_path)
+            rules = profile.semantic.signatures if profile is not None else None
+            if rules is not None and not (rules.optional or rules.defaults):
+                # Go, Rust, Java: no parameter takes a default, so "give it one" is advice nobody can follow.
+                return (f"keep {self.name} taking its old parameters, calling the new shape under a new name "
+                        f"({profile.name} gives no parameter a default)")
             return "give what it added a default (or keep the old shape beside the new one)"
         if self.kind == OWN_IMPORT:
             return f"fix the import in {self.use_path} to name the file where it stands now"

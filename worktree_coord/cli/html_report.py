@@ -19,6 +19,7 @@ import html
 import json
 from typing import Any
 
+from ..output.render import manifest_path
 from ..results import RunReport
 
 # One colour per point kind; the same in the legend, the timeline and the state badges.
@@ -204,7 +205,7 @@ def _manifest(report: RunReport) -> str:
            '<input id="manifest-filter" type="search" placeholder="filter paths, tasks" aria-label="filter"></p>',
            '<table id="manifest"><thead><tr><th>status</th><th>path</th><th>from</th></tr></thead><tbody>']
     for item in report.files:
-        out.append(f"<tr><td>{_e(item['status'])}</td><td class=mono>{_e(item['path'])}</td>"
+        out.append(f"<tr><td>{_e(item['status'])}</td><td class=mono>{_e(manifest_path(item))}</td>"
                    f"<td>{_e(item.get('origin', ''))}</td></tr>")
     out.append("</tbody></table>")
     out.append("<h3>Tasks</h3><table><thead><tr><th>task</th><th>state</th><th>files</th><th>merge commit</th>"

@@ -163,6 +163,12 @@ class CoordinatorBase:
                                 fix="start it first: wtc run start --run " + run_id)
         return run
 
+    def _moves_taken_in(self, run: RunRecord, since: str) -> Callable[[], dict[str, str]] | None:
+        """The files the run moved that a task took in with `task update` (old path -> new, from
+        the pin to `since`), for its boundary to follow (boundary.check_changes_following_moves);
+        None when it took nothing in."""
+        return None if since == run.base else lambda: self.git.renames(run.base, since)
+
     def _landing(self, run_id: str) -> dict[str, Any] | None:
         """The run's last land (its `run.landed` event's data: `onto`, `new`), None when it never
         landed. Read only for a run whose state is landed: the run's events are read whole."""

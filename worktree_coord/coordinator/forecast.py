@@ -285,8 +285,9 @@ class ForecastOperations(CoordinatorBase):
         # The boundary finish checks first (exit 3 there): an agent that checks before finishing
         # learns it here, while it can still put the path back (found driving wtc on mobxjs/mobx:
         # check said "merges cleanly everywhere", the finish was rejected).
-        report = boundaries.check_changes(list(me.changes.values()), record.boundary, self.git.read_blob,
-                                          lambda: self.git.submodule_paths(me.head))
+        report = boundaries.check_changes_following_moves(list(me.changes.values()), record.boundary, self.git.read_blob,
+                                                          lambda: self.git.submodule_paths(me.head),
+                                                          self._moves_taken_in(run, me.base))
         violations = [v.to_json() for v in report.violations]
         violations += self._refused_at_finish(run, task_id, me, report, tip, violations)
         from .stray_files import add_stray_file_fixes
@@ -578,13 +579,8 @@ class _Engine:
     def _renames(self, base: str, tree: str) -> dict[str, str]:
         """Old path -> new path for every file git's rename detection pairs between `base` and `tree`
         (commits or trees); computed once per pair, only when a shared file was deleted on one side."""
-        import pygit2
         if (base, tree) not in self.renamed:
-            repo = self.git.repo
-            diff = repo.diff(repo[pygit2.Oid(hex=base)].peel(pygit2.Tree), repo[pygit2.Oid(hex=tree)].peel(pygit2.Tree))
-            diff.find_similar()
-            self.renamed[(base, tree)] = {delta.old_file.path: delta.new_file.path for delta in diff.deltas
-                                          if delta.status == pygit2.GIT_DELTA_RENAMED}
+            self.renamed[(base, tree)] = self.git.renames(base, tree)
         return self.renamed[(base, tree)]
 
     # -- names one side removes and the other's new code uses, across files

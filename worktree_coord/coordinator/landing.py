@@ -395,7 +395,7 @@ class LandingOperations(CoordinatorBase):
             tasks = [o["task"] for o in origins if o["kind"] == "task"]
             files.append({"path": change.path, "status": change.status, "origins": origins,
                           "task": tasks[-1] if tasks else None, "origin": describe_origins(origins)})
-        return files
+        return _moves_folded(files, lambda: self.git.renames(land_from, tip))
 
     def _consolidated_intents(self, run_id: str) -> dict[str, list[tuple[str, str]]]:
         """Consolidation commit -> (task, manifest) of each intent it applied or found satisfied (the
@@ -798,6 +798,32 @@ def leftover_warnings(run_id: str, leftovers: dict[str, Any], *, reasons: bool =
         for name in names:
             fix = _TASK_FIX[state].replace(" T ", f" {name} ").replace(" R", f" {run_id}")
             out.append(f"task {name} is {state}; its work is not in integration and landing leaves it out. Fix: {fix}")
+    return out
+
+
+def _moves_folded(files: list[dict[str, Any]], renames: Callable[[], dict[str, str]]) -> list[dict[str, Any]]:
+    """The manifest's rows with each file the run moved as one row, `moved` from its old path (git's
+    rename detection, as the merge followed it), not a deletion and an unrelated addition: a
+    reviewer reads a move, and the origins of both paths' changes. `renames()` is asked only when
+    the manifest holds both a deletion and an addition."""
+    if not any(f["status"] == "deleted" for f in files) or not any(f["status"] == "added" for f in files):
+        return files
+    rows = {f["path"]: f for f in files}
+    moved = {old: new for old, new in renames().items()
+             if rows.get(old, {}).get("status") == "deleted" and rows.get(new, {}).get("status") == "added"}
+    if not moved:
+        return files
+    out = []
+    for row in files:
+        if row["path"] in moved:
+            continue   # the deletion is the moved row's `from`
+        old = next((o for o, n in moved.items() if n == row["path"]), None)
+        if old is not None:
+            origins = [*rows[old]["origins"], *(o for o in row["origins"] if o not in rows[old]["origins"])]
+            tasks = [o["task"] for o in origins if o["kind"] == "task"]
+            row = row | {"status": "moved", "from": old, "origins": origins,
+                         "task": tasks[-1] if tasks else None, "origin": describe_origins(origins)}
+        out.append(row)
     return out
 
 

@@ -159,8 +159,9 @@ class MergeOperations(CoordinatorBase):
         head, since = task.head, task.result.get("since")
         if not head or not since or not self.git.has_commit(head):
             return []
-        report = boundaries.check_changes(self.git.changes(since, head), task.boundary, self.git.read_blob,
-                                          lambda: self.git.submodule_paths(head))
+        report = boundaries.check_changes_following_moves(self.git.changes(since, head), task.boundary,
+                                                          self.git.read_blob, lambda: self.git.submodule_paths(head),
+                                                          self._moves_taken_in(run, since))
         return [v.to_json() for v in report.violations]
 
     def _record_rejected_at_merge(self, run: RunRecord, task: TaskRecord,

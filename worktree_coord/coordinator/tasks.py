@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 STALE_INDEX_LOCK_SECONDS = 120.0   # without a process list: a worktree lock this old is a killed git's
 OWN_LOCK_SETTLE_SECONDS = 2.0      # a worktree lock younger than this may be a libgit2 write in flight
 OWN_LOCK_WAIT_SECONDS = 10.0       # how long a call waits for a git still working in the task's worktree
+OWN_MESSAGE_DEPTH = 64   # commits of a task's own line read for the message a finish without -m keeps
 
 
 class TaskOperations(WorktreeSetupOperations, PlanOperations):
@@ -472,7 +473,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 problems = self._large_working_files(run, task, path, [folder for folder, _ in generated])
             if not problems:
                 name, email = _split_author(task.author)
-                self.git.commit_all(path, message or f"wtc: {task_id}", name, email,
+                self.git.commit_all(path, message or self._own_message(run, task) or f"wtc: {task_id}", name, email,
                                     leave_out=[folder for folder, _ in generated])
                 if generated:
                     notes.append(left_out_note(generated))
@@ -482,6 +483,18 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             else:
                 notes.append("the worktree was gone; checked the branch as it is")
         return notes, problems
+
+    def _own_message(self, run: RunRecord, task: TaskRecord) -> str | None:
+        """The newest message the task's own line holds that wtc did not write (a finish's `-m`, the
+        agent's own commit): what a finish without `-m` commits under, so the work a `task update`
+        brought back for a fix keeps the task's words (not `wtc: TASK`). None on a branch still at
+        the pin, or one whose every commit wtc named."""
+        tip = self.git.ref_target(f"refs/heads/{task.branch}")
+        if tip is None or tip == run.base:
+            return None   # nothing committed yet: no walk, no libgit2
+        # Bounded: a branch rewritten off the pin (not_from_base) would walk the whole history.
+        line = self.git.first_parent_line(tip, run.base, limit=OWN_MESSAGE_DEPTH)
+        return next((message.rstrip("\n") for _, _, message in line if not message.startswith("wtc: ")), None)
 
     def _task_tip(self, run: RunRecord, task: TaskRecord, task_id: str) -> str:
         """The task branch's commit; a branch gone (or never pushed from another machine) is an error
@@ -509,6 +522,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             reserved = []
             markers: list[dict[str, Any]] = []   # blocks `task update` left unresolved
             derived: list = []  # consolidation Intents, derived only when reserved files or manifests changed
+            followed: tuple[tuple[str, str], ...] = ()   # owned files the run moved, owned where they went
             since = run.base
             if not violations:
                 if not self.git.is_ancestor(run.base, tip):
@@ -525,9 +539,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     since = self.git.merge_base(tip, integration_tip) \
                         if self.git.is_ancestor(run.base, integration_tip) else run.base
                     changes = self.git.changes(since, tip)
-                    report = boundaries.check_changes(changes, task.boundary, self.git.read_blob,
-                                                      lambda: self.git.submodule_paths(tip))
+                    report = boundaries.check_changes_following_moves(
+                        changes, task.boundary, self.git.read_blob, lambda: self.git.submodule_paths(tip),
+                        self._moves_taken_in(run, since))
                     violations = [v.to_json() for v in report.violations]
+                    followed = report.followed
                     add_stray_file_fixes(violations, [c.path for c in changes if c.status == "added"], task.worktree,
                                          self.git.common_dir / "info" / "exclude", committed=True)
                     markers = self._leftover_markers(task, tip)
@@ -550,7 +566,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                                                        integration_tip)
             checked.update(violations=violations, files=len(changes), reserved=len(reserved))
         return _BranchChecked(violations=violations, changes=changes, reserved=reserved, markers=markers,
-                              derived=derived, since=since)
+                              derived=derived, since=since, followed=followed)
 
     def _reject(self, run: RunRecord, task: TaskRecord, task_id: str, tip: str, found: _BranchChecked,
                 changed: list[dict[str, str]], notes: list[str]) -> TaskFinished:
@@ -614,6 +630,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                               for row in declared[:5]) + (f" and {len(declared) - 5} more" if len(declared) > 5 else "")
             notes.append(f"{len(declared)} intent(s) declared with `wtc intent add` ({names}) apply once the task "
                          f"has merged, at `wtc consolidate --run {run.run_id}`")
+        notes += [f"{new}: owned as {old}, which the run moved there (a merge this task took in with `task update`)"
+                  for old, new in found.followed]
         notes += self._left_behind_notes(run, changes, task_id)
         unread = self._names_unread(run, changes)
         notes += [unread.note()] if unread else []
@@ -1297,3 +1315,4 @@ class _BranchChecked:
     markers: list[dict[str, Any]]      # conflict blocks `task update` left unresolved
     derived: list                      # consolidation Intents from its reserved and manifest edits
     since: str                         # where its own changes start: the pin, or its merge base with integration
+    followed: tuple[tuple[str, str], ...] = ()   # (old, new): owned files the run moved, owned at the new path

@@ -520,6 +520,19 @@ class GitRepo:
         out.sort(key=lambda c: c.path)
         return out
 
+    def renames(self, old: str, new: str) -> dict[str, str]:
+        """Old path -> new path of every file git's rename detection (its similarity rules, as
+        merge-ort applies them at merge time) pairs between two commits or trees: a file moved, and
+        perhaps edited, is one change, not a deletion and an addition."""
+        if old == new:
+            return {}
+        import pygit2
+        repo = self.repo
+        diff = repo.diff(repo[pygit2.Oid(hex=old)].peel(pygit2.Tree), repo[pygit2.Oid(hex=new)].peel(pygit2.Tree))
+        diff.find_similar()
+        return {delta.old_file.path: delta.new_file.path for delta in diff.deltas
+                if delta.status == pygit2.GIT_DELTA_RENAMED}
+
     def _diff_trees(self, prefix: str, old: pygit2.Tree | None, new: pygit2.Tree | None, out: list[Change]) -> None:
         olds = {e.name: e for e in old} if old is not None else {}
         news = {e.name: e for e in new} if new is not None else {}
@@ -988,14 +1001,14 @@ class GitRepo:
         import pygit2
         return [str(p) for p in self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Commit).parent_ids]
 
-    def first_parent_line(self, tip: str, stop: str) -> list[tuple[str, str, str]]:
+    def first_parent_line(self, tip: str, stop: str, *, limit: int | None = None) -> list[tuple[str, str, str]]:
         """(commit, first parent, message) for each commit on `tip`'s first-parent line, newest
-        first, down to (not including) `stop` or a root commit: a branch's own history, one entry per
-        merge or commit made on it."""
+        first, down to (not including) `stop` or a root commit, or `limit` entries: a branch's own
+        history, one entry per merge or commit made on it."""
         import pygit2
-        out = []
+        out: list[tuple[str, str, str]] = []
         commit = self.repo[pygit2.Oid(hex=tip)].peel(pygit2.Commit)
-        while str(commit.id) != stop and commit.parent_ids:
+        while str(commit.id) != stop and commit.parent_ids and (limit is None or len(out) < limit):
             out.append((str(commit.id), str(commit.parent_ids[0]), commit.message))
             commit = self.repo[commit.parent_ids[0]].peel(pygit2.Commit)
         return out

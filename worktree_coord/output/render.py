@@ -215,6 +215,11 @@ def merge_report(r: MergeReport) -> str:
     return "\n".join(lines)
 
 
+
+def manifest_path(item: dict[str, Any]) -> str:
+    """A row of the landing manifest as a person reads its path: a moved file as `old -> new`."""
+    return f"{item['from']} -> {item['path']}" if item.get("from") else item["path"]
+
 def run_report(r: RunReport) -> str:
     lines = [f"run {r.run}: integration {r.integration} at {r.tip[:12]} (pinned at {r.base[:12]})"]
     by_state: dict[str, list[str]] = {}
@@ -230,7 +235,7 @@ def run_report(r: RunReport) -> str:
     where = f"{r.target['branch']}" if r.target and r.target.get("fast_forward") else "the pinned commit"
     lines.append(f"  {len(r.files)} path(s) landing changes (against {where}), with where each change came from:")
     for item in r.files:
-        lines.append(f"    {item['status']:<8} {item['path']}  ({item['origin']})")
+        lines.append(f"    {item['status']:<8} {manifest_path(item)}  ({item['origin']})")
     for item in r.intents_pending:
         why = f": {item['reason']}" if item.get("reason") else ""
         lines.append(f"  intent    {item['state']:<13} " + " ".join(p for p in (item["op"], item["name"]) if p)
@@ -809,5 +814,5 @@ def gc_report(r: GcReport) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["run_started", "task_started", "task_finished", "task_abandoned", "run_status", "run_status_table",
+__all__ = ["manifest_path", "run_started", "task_started", "task_finished", "task_abandoned", "run_status", "run_status_table",
            "gc_report"]

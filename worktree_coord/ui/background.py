@@ -129,7 +129,7 @@ def report_section(report: Any) -> dict[str, Any]:
     data = report.to_json()
     files = data.get("files", [])
     return {"tip": data.get("tip"), "base": data.get("base"), "integration": data.get("integration"),
-            "files": [{"path": f["path"], "status": f["status"], "origin": f.get("origin", ""),
+            "files": [{"path": f["path"], "status": f["status"], "from": f.get("from"), "origin": f.get("origin", ""),
                        "task": f.get("task"), "sources": _sources(f.get("origins") or [])}
                       for f in files[:MAX_MANIFEST]],
             "files_total": len(files), "consolidation": data.get("consolidation", []),

@@ -822,11 +822,21 @@ class ReExports:
         wanted = {n.decode("utf-8", "replace") for n in (names() if callable(names) else names)}
         out: set[str] = set()
         modules = [(module, sorted(wanted)) for module in symbols.star_modules]
+        heads: set[str] | None = None   # the path heads the file spells (`cli` of `cli::is_tty_stdout()`)
         for item in symbols.imports:
             if item.name is None and item.scope is None:
                 modules.append((item.module, sorted(wanted)))
             elif item.bound in wanted and item.name is not None:
                 modules.append((item.module, [item.name]))
+            elif item.name is not None and item.scope is None:
+                # A module imported by name and called through (`use grep::cli;` then
+                # `cli::is_tty_stdout()`: ripgrep's binary, grep re-exporting grep_cli as `cli`).
+                if heads is None:
+                    heads = {m.decode() for m in _path_heads(rules.module_separator).findall(
+                        self._merge.files[user].merged or b"")}
+                if item.bound in heads:
+                    modules.append((item.module.rstrip(rules.module_separator) + rules.module_separator + item.name,
+                                    sorted(wanted)))
         for module, through in modules:
             direct, targets = self._leads(module, user, rules)
             for target in targets:

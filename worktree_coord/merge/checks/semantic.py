@@ -606,6 +606,11 @@ class _Check:
                                 star_list=_star_list_word, package_key=package_key)
         return self._reach
 
+    def reached_through(self, path: str, names: set[str]) -> frozenset[str]:
+        """The files of the merge `path`'s imports of one of `names` reach through a re-export or a
+        crate path (reexports.reached), for signatures.py, which does not load reexports itself."""
+        return self.reexports.reached(path, {name.encode() for name in names})
+
     def imported_files(self, path: str) -> frozenset[str]:
         """The files of this merge that an import of the merged `path` names, as `targets` resolves
         them (a module, or a module's name that is itself a module or a class): every file a use

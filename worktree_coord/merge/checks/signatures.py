@@ -79,6 +79,10 @@ class _Check(Protocol):
 
     def merged_line(self, path: str, line: int) -> str: ...
 
+    def imported_files(self, path: str) -> frozenset[str]: ...
+
+    def reached_through(self, path: str, names: set[str]) -> frozenset[str]: ...
+
 
 def _profile(path: str) -> Profile | None:
     """The profile whose `[semantic.signatures]` counts `path`'s parameters, or None."""
@@ -89,6 +93,7 @@ def _profile(path: str) -> Profile | None:
 
 _SIDES = ("left", "right")
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
+_LIST_EDGE = re.compile(r"(?<=\()\s+|,?\s+(?=\))")   # "( a, b, )" -> "(a, b)"
 _SPACE = re.compile(r"\s+")
 _HEADER_LINES = NEAR    # a parameter line this far below its definition's name still counts as near it
 _SHAPE_CHARS = 160
@@ -277,6 +282,8 @@ def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | 
         elif node.type in member_of:
             receiver = True   # a Go method: its receiver is its own field, not a parameter
     shown = _SPACE.sub(" ", source[node.start_byte:parameters.end_byte].decode("utf-8", "replace"))
+    # A list written one parameter a line (rustfmt's, black's) reads as it would on one line.
+    shown = _LIST_EDGE.sub("", shown)
     start = shown.find(definition.name + "(") if definition.name + "(" in shown else shown.find(definition.name)
     shown = shown[start:] if start >= 0 else shown
     return Shape(arity, receiver, shown if len(shown) <= _SHAPE_CHARS else shown[:_SHAPE_CHARS - 3] + "...",
@@ -422,10 +429,17 @@ def _calls(check: _Check, changes: list[_Change], used_side: str) -> Iterator[Se
         if profile is None:
             continue
         here = package_key(path)
-        names = {c.definition.name for c in changes
-                 if c.definition.name.encode() in data
-                 and (c.path == path or tokens[c.path] in data
-                      or (here is not None and check.package_wide(c.path) and package_key(c.path) == here))}
+        spelled = [c for c in changes if c.definition.name.encode() in data]
+        names = {c.definition.name for c in spelled
+                 if c.path == path or tokens[c.path] in data
+                 or (here is not None and check.package_wide(c.path) and package_key(c.path) == here)}
+        through = [c for c in spelled if c.definition.name not in names]
+        if through:
+            # A name reached through a re-export or a crate path, whose file's module word the user
+            # need not spell (ripgrep: `cli::parse_human_readable_size(&s)` after `use grep::cli;`,
+            # defined in grep-cli's src/human.rs): as semantic.py's `uses` reads such a file.
+            reached = check.reached_through(path, {c.definition.name for c in through}) | check.imported_files(path)
+            names.update(c.definition.name for c in through if c.path in reached)
         if not names:
             continue
         added = added_lines(versions.base or b"", data)
@@ -509,6 +523,10 @@ def _target(check: _Check, path: str, reference: Reference, merged: Symbols,
         elif imported is not None:
             separator = rules.module_separator
             whole = imported.module.rstrip(separator) + separator + imported.name
+            if rules.package_roots:
+                # A crate path imported by name and called through (`use grep::cli;` then
+                # `cli::f(x)`): where it leads, re-exports followed, as the broken-names check reads it.
+                candidates += [(f, c, n, "module") for f, c, n in check.imported_from(whole, name, path, rules)]
             candidates += [(f, (), name, "module") for f in check.resolve(whole, path, rules)]
             candidates += [(f, (imported.name,), name, "class") for f in check.resolve(whole, path, rules)]
             candidates += [(f, (imported.name,), name, "class") for f in check.resolve(imported.module, path, rules)]

@@ -46,6 +46,62 @@ _GROUPS = ("dependencies", "dev-dependencies", "build-dependencies")
 _TREES = ("base", "left", "right")
 
 
+_COMMENT_OR_LITERAL = re.compile(rb'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])\'|//[^\n]*|/\*[\s\S]*?\*/')
+_USE = re.compile(rb"\buse\s([^;]*);")
+_EXTERN_CRATE = re.compile(rb"\bextern\s+crate\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s+as\s+([A-Za-z_][A-Za-z0-9_]*))?\s*;")
+
+
+def _code(text: bytes) -> bytes:
+    """A Rust file without its comments (doc comments and their examples included): string and
+    character literals kept whole, so a `//` inside one is not taken for a comment."""
+    return _COMMENT_OR_LITERAL.sub(lambda m: m.group(0) if m.group(0)[:1] in b"\"'" else b" ", text)
+_USE_TOKEN = re.compile(r"::|[{},*]|(?:r#)?[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _use_bindings(text: bytes) -> list[tuple[tuple[str, ...], str]]:
+    """(path, name bound) of each name a file's `use` declarations bind (`use a::{b::c as d, self}`:
+    (a, b, c) as d, (a,) as a); a glob binds "*". Unreadable trees bind what was read of them."""
+    out: list[tuple[tuple[str, ...], str]] = []
+    for found in _USE.finditer(text):
+        tokens = _USE_TOKEN.findall(found.group(1).decode("utf-8", "replace"))
+        _use_tree(tokens, 0, (), out)
+    return out
+
+
+def _use_tree(tokens: list[str], at: int, prefix: tuple[str, ...], out: list[tuple[tuple[str, ...], str]]) -> int:
+    """One use tree of `tokens` from `at` below `prefix`, its bindings added to `out`; the index
+    after it."""
+    path = prefix
+    while at < len(tokens):
+        token = tokens[at]
+        if token == "::":
+            at += 1
+        elif token == "{":
+            at += 1
+            while at < len(tokens) and tokens[at] != "}":
+                at = _use_tree(tokens, at, path, out)
+                if at < len(tokens) and tokens[at] == ",":
+                    at += 1
+            return at + 1
+        elif token == "*":
+            out.append((path, "*"))
+            return at + 1
+        elif token in (",", "}"):
+            return at
+        else:
+            at += 1
+            if token == "self" and path:
+                token, path = path[-1], path[:-1]   # `{self}`: the module the list is in
+            path = (*path, token.removeprefix("r#"))
+            if at < len(tokens) and tokens[at] == "as":
+                out.append((path, tokens[at + 1] if at + 1 < len(tokens) else "_"))
+                return at + 2
+            if at >= len(tokens) or tokens[at] != "::":
+                out.append((path, path[-1]))
+                return at
+    return at
+
+
 class CratePaths:
     """`locate(module, importer)` over one tree, reading each manifest once."""
 
@@ -57,6 +113,7 @@ class CratePaths:
         self._index_names = index_names
         self._separator = separator
         self._manifests: dict[str, dict[str, Any] | None] = {}
+        self._codes: dict[tuple[str, str], bytes | None] = {}   # (tree, path) -> the file without comments
 
     def locate(self, module: str, importer: str) -> tuple[list[str], list[str]]:
         """(files, stems): the files `module` names itself (a crate root) and the stems its module
@@ -82,6 +139,12 @@ class CratePaths:
                 return [], [posixpath.join(self._module_folder(importer), *parts)]
         if root is None:
             return [], []
+        while rest and (crate := self._extern_crate(root, rest[0])) is not None:
+            # `pub extern crate grep_cli as cli;` in grep's root: `grep::cli` is grep_cli's root
+            root = self._named_crate(crate, root)
+            if root is None:
+                return [], []
+            rest = rest[1:]
         if not rest:
             return [root], []
         if self._bound_elsewhere(root, rest[0]):
@@ -98,11 +161,61 @@ class CratePaths:
         declared = re.compile(rb"\bmod\s+(?:r#)?" + re.escape(name.encode()) + rb"\s*[;{]")
         used = re.compile(rb"\buse\s[^;]*(?:\b" + re.escape(name.encode()) + rb"\b|\*)[^;]*;")
         for which in _TREES:
-            text = self._tree_file(which, root)
-            if text is None or declared.search(text):
+            # (without comments: a doc comment's example, `//! assert_eq!(...)`, `/// use x::y;`, is no item)
+            text = self._code_of(which, root)
+            if text is None:
                 continue
-            if used.search(text) or _ITEM_MACRO.search(text):
+            if declared.search(text):
+                continue
+            if _ITEM_MACRO.search(text):
                 return True
+            if used.search(text) and any(bound == "*" or (bound == name and not self._a_function(path, root, which))
+                                         for path, bound in _use_bindings(text)):
+                return True
+        return False
+
+    def _code_of(self, which: str, path: str) -> bytes | None:
+        """`path` in one tree without its comments (_code), read and stripped once."""
+        key = (which, path)
+        if key not in self._codes:
+            text = self._tree_file(which, path)
+            self._codes[key] = None if text is None else _code(text)
+        return self._codes[key]
+
+    def _extern_crate(self, root: str, name: str) -> str | None:
+        """The crate a root's `extern crate CRATE as name;` (or `extern crate name;`) binds `name`
+        to, the same in every tree holding the root; None for any other name. Found in ripgrep,
+        whose `grep` facade re-exports its parts so (`pub extern crate grep_cli as cli;`) and whose
+        binary calls `cli::is_tty_stdout()` after `use grep::cli;`: a rename of that function in
+        grep-cli left the calls behind unseen."""
+        crates = set()
+        for which in _TREES:
+            text = self._code_of(which, root)
+            if text is not None:
+                if b"extern" not in text:
+                    crates.add(None)
+                    continue
+                bound = {(alias or crate).decode(): crate.decode() for crate, alias in _EXTERN_CRATE.findall(text)}
+                crates.add(bound.get(name))
+        return crates.pop() if len(crates) == 1 else None
+
+    def _a_function(self, path: tuple[str, ...], importer: str, which: str) -> bool:
+        """Whether the item a `use` path leads to is a function of a module file of the tree, which
+        a path goes through no further (`crate::escape::x` is no path through `fn escape`): found in
+        ripgrep's grep-cli, whose root re-exports `pub use crate::text::escape::{escape, ...}` after
+        a task moved src/escape.rs to src/text/escape.rs, while src/pattern.rs kept `use
+        crate::escape::{escape, escape_os};`. False when unsure (the module in no file here, the
+        name also a module, type or import there)."""
+        if len(path) < 2:
+            return False
+        files, stems = self.locate(self._separator.join(path[:-1]), importer)
+        name = re.escape(path[-1].encode())
+        for candidate in [*files, *(stem + suffix for stem in stems for suffix in (".rs", "/mod.rs"))]:
+            text = self._code_of(which, candidate)
+            if text is None:
+                continue
+            other = re.compile(rb"\b(?:mod|enum|struct|trait|type|union|use|macro_rules!)\s[^;{]*\b" + name + rb"\b")
+            return re.search(rb"\bfn\s+" + name + rb"\b", text) is not None and other.search(text) is None
         return False
 
     def _module_folder(self, path: str) -> str:

@@ -441,7 +441,7 @@
     report.files.forEach(function (f) {
       var tr = el("tr");
       tr.appendChild(el("td", null, f.status));
-      tr.appendChild(el("td", "mono", f.path));
+      tr.appendChild(el("td", "mono", f.from ? f.from + " -> " + f.path : f.path));
       var from = el("td");
       // Every source of the change, as the text report names them (two tasks that merged into one
       // file are two links, each with its diff); a task the page does not know is named in words.
