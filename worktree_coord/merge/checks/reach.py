@@ -703,7 +703,22 @@ class Reach:
         base, new = versions.base or b"", versions.version(side)
         if new is None or new == base:
             return frozenset()
-        return frozenset(_DEFINED_WORD.findall(_near_text(base, new)))
+        lines = base.split(b"\n")
+        found: set[bytes] = set()
+        for start, count, _, _ in hunks(base, new):
+            touched = b"\n".join(lines[start - 1:start - 1 + count])
+            found.update(_DEFINED_WORD.findall(touched))
+            # A change below a definition's header reshapes it only inside its parameter list (a
+            # parameter on a line of its own): the header above, its `(` not closed before the change.
+            above = b"\n".join(lines[max(start - 1 - NEAR, 0):start - 1 if count else start])
+            header = None
+            for header in _DEFINED_WORD.finditer(above):
+                pass
+            if header is not None:
+                rest = above[header.end():]
+                if rest.count(b"(") + 1 > rest.count(b")"):
+                    found.add(header.group(1))
+        return frozenset(found)
 
     def _unlisted(self, path: str, base: bytes, new: bytes | None) -> frozenset[bytes]:
         """Where `new` writes the list a star import takes more often than `base` does (an
