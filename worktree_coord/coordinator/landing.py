@@ -154,9 +154,11 @@ class LandingOperations(CoordinatorBase):
     def _names_unread_in_run(self, run: RunRecord, changes: Sequence[Any]) -> dict[str, Any]:
         """The run's changed files of a language no check reads names in (check/names_unread.py), as
         `names_unread` (empty when none, or when the run's left-behind mode is off)."""
+        if not changes:
+            return {}       # before merge/result.py's import: a report with nothing merged loads no merge code
         from ..merge.result import SemanticMode
 
-        if not changes or self._left_behind_mode(run) is SemanticMode.OFF:
+        if self._left_behind_mode(run) is SemanticMode.OFF:
             return {}
         from ..check.names_unread import names_unread
 

@@ -381,9 +381,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         """The task's changed files of a language no check reads names in (check/names_unread.py),
         with the run's left-behind mode not off; falsy when none."""
         from ..check.names_unread import NamesUnread, names_unread
+
+        if not changes:
+            return NamesUnread()    # before merge/result.py's import: a finish with nothing loads no merge code
         from ..merge.result import SemanticMode
 
-        if not changes or self._left_behind_mode(run) is SemanticMode.OFF:
+        if self._left_behind_mode(run) is SemanticMode.OFF:
             return NamesUnread()
         return names_unread(changes)
 
