@@ -64,3 +64,60 @@ def test_a_task_whose_git_step_the_stop_killed_is_stopped_and_resumes(repo, tmp_
     code, _, summary = fanout(repo, plan, "r1", log=log, env={"PATH": env["PATH"]})
     assert code == 0, summary
     assert {t["task"]: t["outcome"] for t in summary["tasks"]} == {"t0": "merged", "t1": "merged"}
+
+
+# The race behind the test above's flake: the stop's signal kills the worker's git child, and the
+# worker reads the failure before the main thread has run its handler and set `stopping`.
+KILLS_ITSELF = """#!/bin/sh
+case "$*" in *" add "*) kill -INT $$ ;; esac
+exec {git} "$@"
+"""
+
+
+def _killed_git_error(repo: Path, tmp_path: Path, monkeypatch) -> Exception:
+    from worktree_coord.errors import GitError
+    from worktree_coord.gitrepo.repository import GitRepo
+
+    shim_dir = tmp_path / "selfkill"
+    shim_dir.mkdir()
+    (shim_dir / "git").write_text(KILLS_ITSELF.format(git=shutil.which("git")))
+    (shim_dir / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim_dir}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(GitError) as caught:
+        GitRepo(repo).git("add", "-A", "--", ".", cwd=repo)
+    return caught.value
+
+
+def _driver_of(stopping_after: float | None):
+    import threading
+
+    from worktree_coord.fanout.driver import RunContext, TaskDriver
+
+    context = RunContext(repo=Path("."), run="r", plan=None, max_agents=1, agent_timeout=None,
+                         agent_slots=threading.Semaphore(1), emit=lambda *a, **k: None,
+                         set_phase=lambda *a: None)
+    if stopping_after is not None:
+        threading.Timer(stopping_after, context.stopping.set).start()
+    driver = object.__new__(TaskDriver)   # _stop_ended reads the run's context only
+    driver.context = context
+    return driver
+
+
+def test_a_git_killed_by_the_stops_signal_is_the_stops_even_before_the_runner_knows(repo, tmp_path, monkeypatch):
+    error = _killed_git_error(repo, tmp_path, monkeypatch)
+    assert error.details.get("signal") == 2 and "killed by signal 2" in error.message
+    assert _driver_of(stopping_after=0.3)._stop_ended(error) is True
+
+
+def test_a_git_that_failed_on_its_own_is_the_tasks_error_at_once(repo, tmp_path):
+    import time
+
+    from worktree_coord.errors import GitError
+    from worktree_coord.gitrepo.repository import GitRepo
+
+    with pytest.raises(GitError) as caught:
+        GitRepo(repo).git("add", "--", "no/such/path", cwd=repo)
+    assert "signal" not in caught.value.details
+    began = time.monotonic()
+    assert _driver_of(stopping_after=None)._stop_ended(caught.value) is False
+    assert time.monotonic() - began < 1.0   # no wait for a stop that no signal announced

@@ -44,6 +44,12 @@ from .process import AgentProcess, Ended, agent_environment, read_status, spawn_
 from .repair import Failure, agent_failure, finish_failure, output_tail, repair_prompt, update_text
 from .unparsed import unparsed_in_worktree
 
+# The signals a stop sends (Ctrl-C, `timeout`'s SIGTERM, a closed terminal), and how long a worker
+# whose git child died of one waits for the runner to say it is stopping (the main thread runs the
+# handler between two bytecodes: milliseconds on a quiet machine, longer under load).
+STOP_SIGNALS = (2, 15, 1)
+STOP_GRACE_SECONDS = 5.0
+
 # What stopped an agent's own run (no finish was tried): what it left is finished only once the lead changed it.
 AGENT_ENDED_BADLY = ("agent_failed", "timeout")
 
@@ -511,12 +517,24 @@ class TaskDriver:
                     return self._error(error, "error")
                 self.context.stopping.wait(min(5.0, error.retry_after or 1.0))
             except WtcError as error:
-                return self._outcome("stopped") if self.context.stopping.is_set() else self._error(error, "error")
+                return self._outcome("stopped") if self._stop_ended(error) else self._error(error, "error")
             except Exception as error:  # noqa: BLE001 - a bug in wtc: reported for this task, the run goes on
-                if self.context.stopping.is_set():
+                if self._stop_ended(error):
                     return self._outcome("stopped")
                 return self._error(error, "internal")
         raise AssertionError("unreachable")
+
+    def _stop_ended(self, error: BaseException) -> bool:
+        """Whether the runner's stop ended the call. The stop's signal reaches the whole process group
+        at once: this worker can see its git child dead of it before the main thread has run its
+        handler and set `stopping`, so a git killed by a stop's signal waits for the flag a moment
+        rather than hand the task to the lead (found as a flake of tests/fanout/test_stop_mid_git.py)."""
+        if self.context.stopping.is_set():
+            return True
+        details = error.details if isinstance(error, WtcError) else None
+        if (details or {}).get("signal") in STOP_SIGNALS:
+            return self.context.stopping.wait(STOP_GRACE_SECONDS)
+        return False
 
     def _error(self, error: BaseException, kind: str) -> TaskOutcome:
         if isinstance(error, WtcError):

@@ -1354,7 +1354,11 @@ def _failure(args: Sequence[str], where: str, done: subprocess.CompletedProcess[
             "process has it open, wtc removes it itself (a killed git left it); to go on sooner, make sure no git "
             "process is running, remove it and retry",
             retry_after=1.0, details={"args": list(args), "cwd": where, "lock": held})
-    return GitError(f"git {' '.join(args[:3])} failed: {message}", details={"args": list(args), "cwd": where})
+    details: dict[str, object] = {"args": list(args), "cwd": where}
+    if done.returncode < 0:   # killed by a signal (a Ctrl-C that reached the caller's process group)
+        details["signal"] = -done.returncode
+        message = message or f"killed by signal {-done.returncode}"
+    return GitError(f"git {' '.join(args[:3])} failed: {message}", details=details)
 
 
 # git names the lock file itself, or (for a config file) the file it locks: its lock is `<file>.lock`.
