@@ -26,7 +26,7 @@ import tree_sitter
 
 from ...errors import ConfigError
 from ...frozen import value_class
-from ..languages.profiles import Profile
+from ..languages.profiles import Profile, SemanticRules
 
 # Capture kinds (`@definition.<kind>`) whose body is code that runs when called: names defined or
 # bound inside are local. Other definition kinds that can hold definitions are containers of members.
@@ -115,6 +115,9 @@ class Symbols:
     # False, `TypeName.INT`), a method's return (called True, `CodeBlock.builder()`); "" where two
     # declarations of one name (overloads) spell two types (profile `@typed.static`, `@typed.returns`)
     member_types: dict[tuple[Container, str, bool], str] = field(default_factory=dict)
+    # Modules read through a module the file imports at its top, by attribute (`click.utils` of
+    # `click.utils.f()` after `import click`): imported too, for what may reach them (_add_submodule_reads)
+    submodules: list[str] = field(default_factory=list)
 
     def binds(self, container: Container, name: str) -> bool:
         return name in self.bound.get(container, ())
@@ -934,6 +937,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         for parts in raw_imports:
             _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
                         rules.path_prefixes, rules.default_export, guarded)
+        _add_submodule_reads(out, source, rules)
         return out
     defined_at: set[int] = set()   # name nodes of definitions: never references of themselves
     for node, name_node, kind in raw_defs:
@@ -993,6 +997,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     for parts in raw_imports:
         _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
                     rules.path_prefixes, rules.default_export, guarded)
+    _add_submodule_reads(out, source, rules)
     _add_exports(out, raw_exports, source, rules.default_export)
     quiet = _silent_spans(profile, tree) if rules.silent and raw_refs else None
     for name_node, kind in raw_refs:
@@ -1239,6 +1244,41 @@ def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes,
         if _WORD.match(simple):   # a removed import is a removed name like any other
             out.definitions.append(Definition(simple, "import", container, anchor.start_point[0] + 1,
                                               anchor.start_byte, anchor.end_byte))
+
+
+MAX_SUBMODULE_READS = 64   # a file's attribute paths through its imports kept as modules (more: the first)
+
+
+def _add_submodule_reads(out: Symbols, source: bytes, rules: SemanticRules) -> None:
+    """Record in `out.submodules` the modules a file reads below a module it imports at its top,
+    by attribute: `click.utils` of `click.utils.make_str(x)` after `import click` (the package's
+    own `from .utils import ...` made `utils` its attribute), `pkg.sub.inner` of `sub.inner.f()`
+    after `from pkg import sub`. Only where a module path is spelled with the attribute dot and an
+    import binds the whole path (the profile: module_separator ".", module_files, module_binding
+    "full": Python). Read from the bytes: a path in a comment or a string only makes the file one
+    more that may reach the module (what may reach a file is read, not decided, from this)."""
+    if rules.module_separator != "." or not rules.module_files or rules.module_binding != "full":
+        return
+    heads = {item.bound: item for item in out.imports if item.scope is None and item.module}
+    if not heads:
+        return
+    found: dict[str, None] = {}
+    for match in _attribute_paths(tuple(sorted(heads, key=len, reverse=True))).finditer(source):
+        item = heads[match.group(1).decode("utf-8", "replace")]
+        parts = match.group(2).decode("utf-8", "replace").strip(".").split(".")
+        for depth in range(1, len(parts) + 1):
+            found.setdefault(".".join(p for p in (item.module, item.name, *parts[:depth]) if p))
+        if len(found) >= MAX_SUBMODULE_READS:
+            break
+    out.submodules = list(found)[:MAX_SUBMODULE_READS]
+
+
+@functools.lru_cache(maxsize=1024)
+def _attribute_paths(heads: tuple[str, ...]) -> "re.Pattern[bytes]":
+    """`head.a.b.name` for any of `heads` (longest first), not after a word or a dot: group 1 the
+    head, group 2 the modules' part (`.a.b`), the last name left out (what the path reads)."""
+    names = b"|".join(re.escape(head.encode("utf-8")) for head in heads)
+    return re.compile(rb"(?<![\w.])(" + names + rb")((?:\.[A-Za-z_]\w*)+)\.[A-Za-z_]\w*")
 
 
 def _nested_prefix(node: tree_sitter.Node, source: bytes, path_prefixes: tuple[tuple[str, str], ...],
