@@ -94,10 +94,16 @@ def _next(run: str, plan: Plan, outcomes: list[TaskOutcome], consolidation: dict
         steps.append(f"task {outcome.task} merged {', '.join(paths)}, which does not parse: fix it in a task that "
                      f"owns it, or approve it at land (--allow-unparsed {' --allow-unparsed '.join(paths)})")
     if consolidation is not None and consolidation.get("exit_code", 0) != 0:
-        steps.append(f"wtc intent list --run {run}; wtc consolidate --run {run}  (intents left: see consolidation)")
+        # The fix consolidation itself gave (`--online` for a relock that needs packages not cached),
+        # not only where to look: found driving fanout on click, whose new dependency needed the network.
+        fixes = list(dict.fromkeys(str(row.get("fix") or "") for row in consolidation.get("skipped", [])))
+        fix = fixes[0] if len(fixes) == 1 and fixes[0] else "see consolidation"
+        steps.append(f"wtc intent list --run {run}; wtc consolidate --run {run}  (intents left: {fix})")
     steps.append(f"wtc report --run {run}  (the change manifest)")
     # A landed run that ran no agent now has nothing new to land: suggesting it again reads as if it had not.
-    if not stopped and not lead and not nothing_to_land and all(o.outcome in SETTLED_OK for o in outcomes):
+    # (not while consolidation left intents: the landed tree would lack what those tasks declared)
+    if not stopped and not lead and not nothing_to_land and all(o.outcome in SETTLED_OK for o in outcomes) \
+            and (consolidation is None or consolidation.get("exit_code", 0) == 0):
         steps.append(f"wtc land --run {run} --onto <branch>  (landing is yours to approve; fanout never lands)")
     return steps
 
@@ -158,9 +164,16 @@ def _consolidation_line(consolidation: dict[str, Any]) -> str:
     if "error" in consolidation:
         return f"consolidation: did not run ({consolidation['error'].get('message', '')})"
     roots = consolidation.get("roots", [])
-    states = ", ".join(f"{r.get('root') or '.'} {r.get('state')}" for r in roots) or "nothing to apply"
+    states = ", ".join(f"{r.get('ecosystem') or ''} root {r.get('root') or '.'}: {str(r.get('state')).replace('_', ' ')}".strip()
+                       for r in roots) or "nothing to apply"
     skipped = consolidation.get("skipped", [])
-    return f"consolidation (offline first): {states}" + (f"; {len(skipped)} intent(s) not applied" if skipped else "")
+    line = f"consolidation (offline first): {states}"
+    if skipped:
+        line += f"; {len(skipped)} intent(s) not applied:" + "".join(
+            f"\n  {row.get('task')}: {row.get('intent')} ({str(row.get('state')).replace('_', ' ')})" for row in skipped[:10])
+        if len(skipped) > 10:
+            line += f"\n  and {len(skipped) - 10} more (wtc intent list --run {consolidation.get('run', '<run>')})"
+    return line
 
 
 def _duration(seconds: float) -> str:

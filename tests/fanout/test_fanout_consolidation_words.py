@@ -1,0 +1,46 @@
+"""The run's summary says which intents consolidation left and gives its fix, not only a count.
+
+Found driving `wtc fanout` on pallets/click: a task added a dependency to pyproject.toml; the
+relock needed packages not cached, and the summary said only "consolidation (offline first):
+. needs_network; 1 intent(s) not applied", its next step "(intents left: see consolidation)".
+The fix (`wtc consolidate --run r1 --online`) was one `wtc consolidate` away.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import make_repo
+from tests.consolidation.test_consolidate_run import NPM_ENV
+from tests.fanout.helpers import environment, parse, task, write_plan
+
+ROOT = {"name": "root", "private": True, "version": "1.0.0"}
+
+
+def test_the_summary_names_each_intent_left_and_the_fix(tmp_path, monkeypatch):
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))   # empty: nothing is cached
+    for key, value in NPM_ENV.items():
+        if value:
+            monkeypatch.setenv(key, value)
+    repo = make_repo(tmp_path / "repo", {"package.json": json.dumps(ROOT, indent=2) + "\n", "pkg/keep.txt": "k\n"})
+    subprocess.run(["npm", "install", "--package-lock-only", "--offline", "--ignore-scripts"], cwd=repo, check=True,
+                   capture_output=True)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "lockfile"], cwd=repo, check=True, env=environment(tmp_path / "x.log"))
+    wanted = json.dumps(ROOT | {"devDependencies": {"left-pad-not-cached": "^1.3.0"}}, indent=2).replace("\n", "\\n")
+    plan = write_plan(tmp_path / "plan.json", [task("dep", f"write package.json {wanted}\\n", own=["package.json"])])
+    env = environment(tmp_path / "standin.log")
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "fanout", str(plan), "--run", "r1"],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    text = done.stdout
+    assert "consolidation (offline first): npm root .: needs network; 1 intent(s) not applied:" in text, text
+    assert "  dep: dep:package.json:add_dep:devDependencies:left-pad-not-cached (needs network)" in text, text
+    assert "--online" in text.split("next:", 1)[1], text
+    assert "wtc land" not in text, text   # not before what those tasks declared is applied
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "fanout", str(plan), "--run", "r1", "--json"],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    _, _, summary = parse(done.returncode, done.stdout, done.stderr)
+    assert summary is not None and any("--online" in step for step in summary["next"]), summary
