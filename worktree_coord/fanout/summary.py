@@ -170,10 +170,27 @@ def _consolidation_line(consolidation: dict[str, Any]) -> str:
     line = f"consolidation (offline first): {states}"
     if skipped:
         line += f"; {len(skipped)} intent(s) not applied:" + "".join(
-            f"\n  {row.get('task')}: {row.get('intent')} ({str(row.get('state')).replace('_', ' ')})" for row in skipped[:10])
+            f"\n  {row.get('task')}: {row.get('intent')} ({str(row.get('state')).replace('_', ' ')}"
+            f"{_why(row)})"
+            for row in skipped[:10])
         if len(skipped) > 10:
             line += f"\n  and {len(skipped) - 10} more (wtc intent list --run {consolidation.get('run', '<run>')})"
     return line
+
+
+def _why(row: dict[str, Any]) -> str:
+    """`: why` of a skipped intent's line (its first line, without the state it repeats), or ""
+    where its state says it all (needs_network: the fix below names the network)."""
+    state, why = str(row.get("state")), str(row.get("why") or "")
+    if not why or state == "needs_network":
+        return ""
+    return ": " + _short(why.removeprefix(f"ended {state}: "))
+
+
+def _short(text: str, limit: int = 160) -> str:
+    """The first line of `text`, cut to `limit` characters."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[:limit - 3] + "..."
 
 
 def _duration(seconds: float) -> str:
