@@ -84,6 +84,8 @@ _SIDES = ("left", "right")
 STARRED: tuple[str, ...] = ("<star>",)
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 _LEADING_NAME = re.compile(r"[A-Za-z_]\w*")   # a receiver that is one name: a crate's, in a Rust path call
+# A class spelled with its package (`com.x.util.Util`): lower-case package parts, then a capitalised name.
+_QUALIFIED_CLASS = re.compile(r"(?:[a-z_][a-z0-9_]*\.)+[A-Z]\w*")
 _EXCERPT_LINES = 6
 _FEW_REMOVALS = 256    # up to this many removals, a file is searched for each (else its words are scanned)
 
@@ -698,7 +700,7 @@ class _Check:
                                              + item.name, path, rules))
         for module in merged.star_modules:
             out.update(self.import_files(module, path, rules))   # a glob's module: `targets` reads it too
-        for module in merged.submodules:
+        for module in merged.spelled_modules:
             out.update(self.import_files(module, path, rules))   # `click.utils` of `click.utils.f()`: `targets` too
         separator = rules.module_separator
         if separator not in (".", "/"):
@@ -1016,6 +1018,14 @@ class _Check:
                     # wtc on ripgrep), and a type or module of no crate of the tree leads nowhere.
                     yield from self.imported_from(receiver, name, path, rules)
                     return
+                if rules.package_types and not own_type and separator in receiver \
+                        and _QUALIFIED_CLASS.fullmatch(receiver) and not reference.scopes & merged.local.get(
+                            receiver.split(separator, 1)[0], set()):
+                    # Java: a class spelled by its package (`com.x.util.Util.f(1)`, no import): the
+                    # member is the class's, as after `import com.x.util.Util;`.
+                    owner = receiver.rsplit(separator, 1)[1]
+                    for target in self.import_files(receiver, path, rules):
+                        yield (target, (owner,), name)
                 if rules.package_types and not own_type and not reference.scopes & merged.local.get(receiver, set()):
                     # Java: a class of the same package needs no import (mockito's StringUtilTest
                     # calls StringUtil.decamelizeMatcherName; a rename in StringUtil.java left them).
@@ -1697,7 +1707,7 @@ def import_keys(symbols: Symbols | None, path: str, rules: SemanticRules) -> fro
 
     modules = [] if symbols is None else [item.module for item in symbols.imports] + [
         item.module.rstrip(rules.module_separator) + rules.module_separator + item.name
-        for item in symbols.imports if item.name is not None] + list(symbols.star_modules) + list(symbols.submodules)
+        for item in symbols.imports if item.name is not None] + list(symbols.star_modules) + list(symbols.spelled_modules)
     folder = posixpath.dirname(path)
     return frozenset(key for module in modules for key in _lead_keys(module, folder, rules) or ())
 

@@ -115,9 +115,10 @@ class Symbols:
     # False, `TypeName.INT`), a method's return (called True, `CodeBlock.builder()`); "" where two
     # declarations of one name (overloads) spell two types (profile `@typed.static`, `@typed.returns`)
     member_types: dict[tuple[Container, str, bool], str] = field(default_factory=dict)
-    # Modules read through a module the file imports at its top, by attribute (`click.utils` of
-    # `click.utils.f()` after `import click`): imported too, for what may reach them (_add_submodule_reads)
-    submodules: list[str] = field(default_factory=list)
+    # Modules the file reads by spelling their path, not by an import: through a module it imports at
+    # its top (`click.utils` of `click.utils.f()` after `import click`), or whole (Java's
+    # `com.x.util.Util.f()`): imported too, for what may reach them (_add_spelled_modules)
+    spelled_modules: list[str] = field(default_factory=list)
 
     def binds(self, container: Container, name: str) -> bool:
         return name in self.bound.get(container, ())
@@ -851,9 +852,9 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             if matches is None:
                 matches = _defining_matches(profile, source, tree)
             if not any(index in places for index, _ in matches):
-                return Symbols()   # it imports nothing
+                return _spelled_only(source, rules)   # it imports nothing
         elif _no_import_matches(profile, tree, by_defining=False):
-            return Symbols()   # it imports nothing: the definitions, which only place imports, are not matched
+            return _spelled_only(source, rules)   # it imports nothing: the definitions, which only place imports, are not matched
     if matches is None:
         matches = _defining_matches(profile, source, tree) if not uses else \
             tree_sitter.QueryCursor(query_for(profile, uses)).matches(tree.root_node)
@@ -937,7 +938,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         for parts in raw_imports:
             _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
                         rules.path_prefixes, rules.default_export, guarded)
-        _add_submodule_reads(out, source, rules)
+        _add_spelled_modules(out, source, rules)
         return out
     defined_at: set[int] = set()   # name nodes of definitions: never references of themselves
     for node, name_node, kind in raw_defs:
@@ -997,7 +998,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     for parts in raw_imports:
         _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
                     rules.path_prefixes, rules.default_export, guarded)
-    _add_submodule_reads(out, source, rules)
+    _add_spelled_modules(out, source, rules)
     _add_exports(out, raw_exports, source, rules.default_export)
     quiet = _silent_spans(profile, tree) if rules.silent and raw_refs else None
     for name_node, kind in raw_refs:
@@ -1246,31 +1247,44 @@ def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes,
                                               anchor.start_byte, anchor.end_byte))
 
 
-MAX_SUBMODULE_READS = 64   # a file's attribute paths through its imports kept as modules (more: the first)
+def _spelled_only(source: bytes, rules: SemanticRules) -> Symbols:
+    """The imports-only symbols of a file that imports nothing: only the modules it spells
+    (Java's `com.x.util.Util.f()` needs no import)."""
+    out = Symbols()
+    _add_spelled_modules(out, source, rules)
+    return out
 
 
-def _add_submodule_reads(out: Symbols, source: bytes, rules: SemanticRules) -> None:
-    """Record in `out.submodules` the modules a file reads below a module it imports at its top,
-    by attribute: `click.utils` of `click.utils.make_str(x)` after `import click` (the package's
-    own `from .utils import ...` made `utils` its attribute), `pkg.sub.inner` of `sub.inner.f()`
-    after `from pkg import sub`. Only where a module path is spelled with the attribute dot and an
-    import binds the whole path (the profile: module_separator ".", module_files, module_binding
-    "full": Python). Read from the bytes: a path in a comment or a string only makes the file one
-    more that may reach the module (what may reach a file is read, not decided, from this)."""
-    if rules.module_separator != "." or not rules.module_files or rules.module_binding != "full":
-        return
-    heads = {item.bound: item for item in out.imports if item.scope is None and item.module}
-    if not heads:
-        return
+MAX_SPELLED_MODULES = 64   # a file's attribute paths through its imports kept as modules (more: the first)
+
+
+def _add_spelled_modules(out: Symbols, source: bytes, rules: SemanticRules) -> None:
+    """Record in `out.spelled_modules` the modules a file reads by spelling their path: a type
+    with its package where the profile's `qualified_names` matches (Java's `com.x.util.Util`), and
+    a module below one the file imports at its top, by attribute: `click.utils` of
+    `click.utils.make_str(x)` after `import click` (the package's own `from .utils import ...` made
+    `utils` its attribute), `pkg.sub.inner` of `sub.inner.f()` after `from pkg import sub` (where
+    a module path is spelled with the attribute dot and an import binds the whole path: the
+    profile's module_separator ".", module_files, module_binding "full": Python). Read from the
+    bytes: a path in a comment or a string only makes the file one more that may reach the module
+    (what may reach a file is read, not decided, from this)."""
     found: dict[str, None] = {}
-    for match in _attribute_paths(tuple(sorted(heads, key=len, reverse=True))).finditer(source):
-        item = heads[match.group(1).decode("utf-8", "replace")]
-        parts = match.group(2).decode("utf-8", "replace").strip(".").split(".")
-        for depth in range(1, len(parts) + 1):
-            found.setdefault(".".join(p for p in (item.module, item.name, *parts[:depth]) if p))
-        if len(found) >= MAX_SUBMODULE_READS:
-            break
-    out.submodules = list(found)[:MAX_SUBMODULE_READS]
+    if rules.qualified_names:
+        for spelled in re.finditer(rules.qualified_names.encode(), source):
+            found.setdefault(spelled.group(0).decode("utf-8", "replace"))
+            if len(found) >= MAX_SPELLED_MODULES:
+                break
+    heads = {item.bound: item for item in out.imports if item.scope is None and item.module} \
+        if rules.module_separator == "." and rules.module_files and rules.module_binding == "full" else {}
+    if heads and len(found) < MAX_SPELLED_MODULES:
+        for match in _attribute_paths(tuple(sorted(heads, key=len, reverse=True))).finditer(source):
+            item = heads[match.group(1).decode("utf-8", "replace")]
+            parts = match.group(2).decode("utf-8", "replace").strip(".").split(".")
+            for depth in range(1, len(parts) + 1):
+                found.setdefault(".".join(p for p in (item.module, item.name, *parts[:depth]) if p))
+            if len(found) >= MAX_SPELLED_MODULES:
+                break
+    out.spelled_modules = list(found)[:MAX_SPELLED_MODULES]
 
 
 @functools.lru_cache(maxsize=1024)

@@ -149,7 +149,7 @@ Record = tuple[bool, bool, "pygit2.Oid | None", frozenset[bytes], frozenset[byte
 Imports = tuple[bool, frozenset[str], "frozenset[tuple[str, str]] | None"]
 # The shape `dump` writes (`load` takes no other): 2 added each file's import keys and the closed files,
 # 3 the modules each file imports at its top level, 4 the submodules a file reads through a package
-# it imports (`click.utils.f()` after `import click`: symbols.Symbols.submodules) among its keys.
+# it imports (`click.utils.f()` after `import click`: symbols.Symbols.spelled_modules) among its keys.
 TABLES_FORMAT = 4
 
 

@@ -310,7 +310,9 @@ class SemanticRules:
     packages/core/src/index.ts; workspace_packages.py). `path_maps`: the config files whose
     `compilerOptions.paths` and `baseUrl` map a bare specifier to the project's own files
     (`tsconfig.json`: `@/utils` -> src/utils.ts; path_maps.py), read before a workspace's packages.
-    `version_suffix`: a pattern of the last part of an imported module's path that is a version, not
+    `qualified_names`: a pattern of a type spelled with its package where no import names it (Java's
+    `com.x.util.Util.f(1)`): the file reads that module as if it imported it (symbols.Symbols.
+    spelled_modules). `version_suffix`: a pattern of the last part of an imported module's path that is a version, not
     the module (Go's `github.com/caddyserver/caddy/v2`): with `module_binding = "last"` the part
     before it is bound. `root_module`: a pattern over the repository root's `manifest` whose first
     group is the import path of the root folder (Go's `module` line of go.mod): an import of that
@@ -406,6 +408,7 @@ class SemanticRules:
     package_roots: tuple[str, ...] = ()             # a package's root module file (`src/lib.rs`): crate_paths.py
     path_maps: tuple[str, ...] = ()                 # configs mapping bare specifiers (`tsconfig.json`): path_maps.py
     version_suffix: str = ""                        # a last path part that is a version (`v2`): bind the one before
+    qualified_names: str = ""                       # a type spelled with its package, no import (`com.x.util.Util`)
     root_module: str = ""                           # the root manifest's import path of the root folder (go.mod's `module`)
     module_replaces: str = ""                       # a manifest's (module path, local folder) replacements (go.mod `replace`)
     workspace: str = ""                             # a workspace file building several modules together (`go.work`)
@@ -450,7 +453,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes", "function_scopes", "anonymous_classes",
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
                   "signatures", "module_files", "source_folders",
-                  "package_roots", "packages", "path_maps", "version_suffix", "root_module", "specifiers",
+                  "package_roots", "packages", "path_maps", "version_suffix", "qualified_names", "root_module", "specifiers",
                   "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
@@ -980,7 +983,8 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
             if not folder or folder.startswith("/") or ".." in folder.split("/"):
                 raise ConfigError(f"language profile {source}: semantic.{key} entry {folder!r} must be a "
                                   "path below the project", fix='write it like "src" or "src/lib.rs"')
-    for key in ("version_suffix", "root_module", "source_sets", "module_replaces", "workspace_modules", "file_local"):
+    for key in ("version_suffix", "qualified_names", "root_module", "source_sets", "module_replaces", "workspace_modules",
+                "file_local"):
         try:
             found = re.compile(text(key, ""))
         except re.error as error:
@@ -1017,7 +1021,8 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         manifest=text("manifest", "", ("",) + MANIFESTS), hidden_names=text("hidden_names", ""),
         module_files=strings("module_files"), source_folders=strings("source_folders"),
         package_roots=strings("package_roots"), path_maps=strings("path_maps"),
-        version_suffix=text("version_suffix", ""), root_module=text("root_module", ""),
+        version_suffix=text("version_suffix", ""), qualified_names=text("qualified_names", ""),
+        root_module=text("root_module", ""),
         module_replaces=text("module_replaces", ""), workspace=text("workspace", ""),
         workspace_modules=text("workspace_modules", ""),
         specifiers=text("specifiers", ""), guards=text("guards", ""), specifier_files=strings("specifier_files"),
