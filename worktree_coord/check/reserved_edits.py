@@ -4,8 +4,8 @@ Stage: finish-time derivation. Input: the task's changes since its base, the bou
 (reserved vs owned), and blob access. Output: `Intent`s (consolidation's model) and violations for
 reserved edits consolidation could not carry, so no edit is ever dropped silently:
 - a reserved manifest that does not parse strictly: `reserved_invalid`;
-- a root-manifest edit no intent can express (a TOML or YAML date, a
-  requirements option line; every other key of a root package.json, Cargo.toml or pyproject.toml
+- a root-manifest edit no intent can express (a TOML or YAML date, the order of a
+  requirements file's option lines; every other key of a root package.json, Cargo.toml or pyproject.toml
   is a `set_key` intent): `reserved_unexpressible` (make it in a member manifest, or unreserve it).
 Owned member manifests merge through the merge engine and still ask their root for a relock.
 """

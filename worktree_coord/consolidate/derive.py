@@ -365,13 +365,14 @@ _MISSING = object()
 
 
 def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> list[str]:
-    """Changes to a root manifest that no intent can express (a TOML date, a requirements option line).
+    """Changes to a root manifest that no intent can express (a TOML date, the order of a
+    requirements file's option lines).
 
     Consolidation applies intents only, so these edits would be lost: the caller rejects or reports
     them instead of dropping them silently. Lockfiles and member manifests return [] (by design a
     lockfile edit is replaced by a relock, and member manifests merge through the merge engine).
     """
-    from worktree_coord.consolidate.manifests import _go_directives, requirement_lines
+    from worktree_coord.consolidate.manifests import _go_directives
 
     kind = classify_path(path)
     if kind is None or kind.kind == "lockfile" or base == new or base is None or new is None:
@@ -392,19 +393,17 @@ def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> lis
             return [str(exc)]
         return []
     if kind.format == "requirements":
+        # Every line is an entry an intent carries (requirements_file.py); only the order of the
+        # option lines kept on both sides is not (`-r a.txt` read before `-r b.txt`).
+        from worktree_coord.consolidate.requirements_file import OPTIONS_GROUP, entries
+
         def options(data: bytes) -> list[str]:
-            reqs = {index for index, _ in requirement_lines(data.decode("utf-8"))}
-            return [line.strip() for index, line in enumerate(data.decode("utf-8").splitlines())
-                    if index not in reqs and line.strip() and not line.strip().startswith("#")
-                    and not line.strip().startswith("--hash")]
+            return [e.key[1] for e in entries(data.decode("utf-8"), path) if e.key[0] == OPTIONS_GROUP]
         before, after = options(base), options(new)
-        if before == after:
-            return []
-        # Name each line: "options lines" alone left the agent to guess which (found driving wtc on
-        # httpx, whose requirements.txt starts `-e .[brotli,cli,...]`: a task added an extra there).
-        words = [f"added `{line}`" for line in after if line not in before]
-        words += [f"removed `{line}`" for line in before if line not in after]
-        return [f"options lines ({'; '.join(words) or 'reordered'})"]
+        kept = set(before) & set(after)
+        if [o for o in before if o in kept] != [o for o in after if o in kept]:
+            return ["options lines (reordered)"]
+        return []
     modeled_verbs = {"module", "go", "toolchain", "require", "replace", "use"}
     def others(data: bytes) -> list[tuple[str, str]]:
         return [d for d in _go_directives(data.decode("utf-8")) if d[0] not in modeled_verbs]
