@@ -107,6 +107,8 @@ def derive_intents(
         return []   # a member's lint, feature list or description: its root's lockfile records none of it
     if kind.kind == "lockfile" or member or is_compiled_requirements(path, base, new):
         why = "lockfile edited by the task" if kind.kind == "lockfile" else "member manifest changed"
+        if member:
+            why += _member_changes(path, base, new, task, eco)
         return [Intent(intent_id=f"{task}:{root or '.'}:relock:{eco.value}", op=Op.RELOCK, rationale=why, **common)]
     if new is None:
         raise UsageError(f"task {task} deleted the root manifest {path}",
@@ -176,6 +178,19 @@ def derive_intents(
                     expected_before=change.before, options=placement)
 
     return sorted(intents, key=lambda i: i.intent_id)
+
+
+def _member_changes(path: str, base: bytes | None, new: bytes | None, task: str, eco: Ecosystem) -> str:
+    """What a member manifest's edit changed, key by key (`: add_dep b ../b`), read as if it were its
+    own root: what the consolidation output names beside the relock it asks for (a relock said only
+    "changed Cargo.lock", where Go's keyed member edits listed each change). "" when it does not read."""
+    if base is None or new is None:
+        return ": created" if base is None else ": deleted"
+    try:
+        changes = derive_intents(path, base, new, task=task, ecosystem=eco, root=_home(path))
+    except Exception:   # noqa: BLE001 - a summary only: the relock is asked for all the same
+        return ""
+    return (": " + ", ".join(i.summary() for i in changes)) if changes else ""
 
 
 def _placement(before: ManifestModel, after: ManifestModel, group: str, name: str) -> tuple[tuple[str, object], ...]:

@@ -123,6 +123,23 @@ class Intent:
     def root_key(self) -> tuple[str, str]:
         return (self.ecosystem.value, self.root)
 
+    def summary(self) -> str:
+        """The change in a few words, as every consolidation output names an applied intent: its op,
+        its key and what it sets (`set_spec serde 1.0.200`, `set_spec -e .[cli,zstd]`)."""
+        what = self.name + (f"[{','.join(self.extras)}]" if self.extras else "")
+        if self.spec and self.spec != self.name:
+            what += f" {self.spec if len(self.spec) <= 72 else self.spec[:68] + ' ...'}"
+        if self.features:
+            what += f" features [{', '.join(self.features)}]"
+        shown = {k: v for k, v in (self.source_dict() or {}).items() if k != "location"}
+        if shown:
+            what += " (" + ", ".join(f"{k} {v}" for k, v in shown.items()) + ")"
+        if self.markers:
+            what += f"; {self.markers}"
+        if self.op == Op.RELOCK:
+            return f"relock for {self.manifest}" + (f" ({self.rationale})" if self.rationale else "")
+        return f"{self.op.value} {what}"
+
     def source_dict(self) -> dict[str, Any] | None:
         return None if self.source is None else {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.source}
 

@@ -80,7 +80,7 @@ class Change:
 
     def to_json(self) -> dict[str, Any]:
         return {"intent": self.intent.to_json(), "tasks": list(self.tasks),
-                "intent_ids": [i.intent_id for i in self.sources]}
+                "intent_ids": [i.intent_id for i in self.sources], "summary": self.intent.summary()}
 
 
 @value_class
