@@ -41,7 +41,7 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
         new = read_blob(change.new_oid) if change.new_oid else None
         if classify_path(change.path) is None:
             continue  # a reserved pattern consolidation has no model for (a project's own addition)
-        root = find_root(change.path, paths)
+        root = find_root(change.path, paths, read_path)
         if change not in reserved:
             # An owned manifest merged as ordinary code; all it asks of consolidation is a relock of
             # the root whose lockfile covers it, when there is one: for a uv workspace's member, the

@@ -13,6 +13,7 @@ Invariants:
 from __future__ import annotations
 
 import posixpath
+from typing import Callable
 
 from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
@@ -232,12 +233,14 @@ GO_FILES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum"})
 KEYED_MEMBERS = frozenset({"go.mod", "pom"})
 
 
-def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
+def find_root(path: str, tree_paths: set[str] | frozenset[str],
+              read: Callable[[str], bytes | None] | None = None) -> str:
     """The nearest directory at or above `path` that holds a lockfile or a workspace declaration
-    (for Go files: the nearest go.work, else the module's own directory).
+    (for Go files: the nearest go.work, else the module's own directory; for a pom.xml: the
+    highest aggregator whose build declares it, `_maven_root`).
 
-    `tree_paths` is the set of repo-relative file paths of the base tree. Falls back to the file's
-    own directory when nothing above qualifies.
+    `tree_paths` is the set of repo-relative file paths of the base tree and `read` reads a file of
+    it (None: not known). Falls back to the file's own directory when nothing above qualifies.
     """
     from worktree_coord.consolidate.manifests import LOCKFILES
 
@@ -253,12 +256,7 @@ def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
                 return here
             probe = _dir(probe)
     if posixpath.basename(path) == "pom.xml":
-        # A Maven build's modules sit below its aggregator, each folder on the way holding a
-        # pom.xml: the root is the highest folder of that unbroken chain (Maven locks nothing).
-        probe = here
-        while probe and (f"{_dir(probe)}/pom.xml" if _dir(probe) else "pom.xml") in tree_paths:
-            probe = _dir(probe)
-        return probe
+        return _maven_root(path, here, tree_paths, read)
     probe = here
     while True:
         prefix = f"{probe}/" if probe else ""
@@ -269,6 +267,36 @@ def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
         if not probe:
             return here
         probe = _dir(probe)
+
+
+def _maven_root(path: str, here: str, tree_paths: set[str] | frozenset[str],
+                read: Callable[[str], bytes | None] | None) -> str:
+    """The Maven build a pom.xml belongs to: the highest folder above it whose pom.xml's build
+    (pom.build_folders: its modules and their `<relativePath>` parents) declares its folder; else its
+    own. A pom.xml in a folder under a build that no `<modules>` lists (an example project, a test
+    fixture) is its own root, not one of the build's (Maven locks nothing: a root is where its
+    intents are applied and reported). Without a reader, or for a pom.xml the tree does not hold yet
+    (a task creating a module), the folders on the way up each holding a pom.xml stand for it."""
+    declared = read is not None and path in tree_paths
+    above = []                             # the folders above it holding a pom.xml, nearest first
+    probe = here
+    while probe:
+        probe = _dir(probe)
+        if (f"{probe}/pom.xml" if probe else "pom.xml") in tree_paths:
+            above.append(probe)
+        elif not declared:
+            break                          # the unbroken chain is all that stands for a build
+    if not declared:
+        return above[-1] if above else here
+    from worktree_coord.consolidate.pom import build_folders
+
+    def known(name: str) -> bytes | None:
+        return read(name) if name in tree_paths else None
+
+    for top in reversed(above):            # the highest aggregator first
+        if here in build_folders(top, known):
+            return top
+    return here
 
 
 # Key paths the intent model covers, per manifest format ("*" matches any one key).

@@ -451,6 +451,7 @@ def read_pom(path: str, data: bytes) -> ManifestModel:
     from worktree_coord.consolidate.pom import element_text, read_facts
 
     facts = read_facts(path, data)
+    data = facts.text                  # the file as UTF-8, whatever it is written in
     document: dict[str, Any] = {}      # in the file's order: a new element's neighbour is read from it
     for element in facts.root.children:
         if element.name in facts.others:

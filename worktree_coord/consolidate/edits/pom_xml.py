@@ -15,7 +15,7 @@ from xml.sax.saxutils import escape
 
 from worktree_coord.consolidate.edits.placement import slot
 from worktree_coord.consolidate.intent import Intent, Op
-from worktree_coord.consolidate.pom import Element, dependency_key, dependency_list, parse
+from worktree_coord.consolidate.pom import Element, as_utf8, dependency_key, dependency_list, from_utf8, parse
 from worktree_coord.consolidate.settings import decode, parse_key
 from worktree_coord.errors import EditError
 
@@ -240,6 +240,12 @@ def _placed(intent: Intent, where: dict) -> Intent:
 
 
 def edit(path: str, data: bytes, intent: Intent) -> bytes:
+    """The pom.xml `data` with the intent applied, in the encoding the file declares."""
+    data, encoding = as_utf8(path, data)
+    return from_utf8(_edit(path, data, intent), encoding)
+
+
+def _edit(path: str, data: bytes, intent: Intent) -> bytes:
     project = parse(path, data)
     unit = _unit(data, project)
     op = intent.op
