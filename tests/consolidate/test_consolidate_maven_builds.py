@@ -128,3 +128,62 @@ def test_only_declared_modules_and_their_parents_are_the_builds(tmp_path: Path) 
     assert code == 0, body
     assert sorted((root["root"], root["state"], root["files_changed"][0]) for root in body["roots"]) == [
         ("", "applied", "core/pom.xml"), ("examples", "applied", "examples/pom.xml")]
+
+
+BUILT = """<project>
+  <groupId>com.example</groupId>
+  <artifactId>poet</artifactId>
+  <version>1.0</version>
+
+  <build>
+    <plugins>
+      <plugin>
+        <artifactId>maven-jar-plugin</artifactId>
+        <version>3.4.2</version>
+      </plugin>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-compiler-plugin</artifactId>
+        <version>3.11.0</version>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+"""
+SUREFIRE = """      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-surefire-plugin</artifactId>
+        <version>3.2.5</version>
+      </plugin>
+"""
+MANAGED = """    <pluginManagement>
+      <plugins>
+        <plugin>
+          <groupId>org.codehaus.mojo</groupId>
+          <artifactId>exec-maven-plugin</artifactId>
+          <version>3.1.1</version>
+        </plugin>
+      </plugins>
+    </pluginManagement>
+"""
+
+
+def test_tasks_changing_different_plugins_all_land_and_one_plugin_changed_twice_conflicts(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"pom.xml": BUILT, "src/A.java": "class A {}\n"})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    jar = _task(repo, "jar", {"pom.xml": BUILT.replace("3.4.2", "3.4.3")})
+    assert [(i["op"], i["name"]) for i in jar["intents"]] == \
+        [("set_key", 'build.plugins."org.apache.maven.plugins:maven-jar-plugin"')]
+    _task(repo, "surefire", {"pom.xml": BUILT.replace("    </plugins>", SUREFIRE + "    </plugins>")})
+    _task(repo, "managed", {"pom.xml": BUILT.replace("  </build>", MANAGED + "  </build>")})
+    _task(repo, "compiler-a", {"pom.xml": BUILT.replace("3.11.0", "3.12.1")})
+    _task(repo, "compiler-b", {"pom.xml": BUILT.replace("3.11.0", "3.13.0")})
+    code, body = wtc_in_process(repo, "consolidate", "--run", "r")
+    assert code == 1, body
+    [root] = body["roots"]
+    [conflict] = root["conflicts"]
+    assert conflict["tasks"] == ["compiler-a", "compiler-b"] and "maven-compiler-plugin" in conflict["message"]
+    assert {task for change in root["applied"] for task in change["tasks"]} == {"jar", "surefire", "managed"}
+    landed = git(repo, "show", "wtc/r/integration:pom.xml") + "\n"
+    assert landed == BUILT.replace("3.4.2", "3.4.3").replace("    </plugins>", SUREFIRE + "    </plugins>").replace(
+        "  </build>", MANAGED + "  </build>")

@@ -656,6 +656,17 @@ def _pom_setting(name: str, parts: tuple[str, ...]) -> tuple[str, ...]:
     other setting is one whole top-level element."""
     if parts[0] == "properties" and len(parts) > 1:
         return ("properties", ".".join(parts[1:]))
+    if parts[0] == "build" and len(parts) > 1:
+        # settings.changes keys <build> so (pom.build_document): a plugin by groupId:artifactId, in
+        # <plugins> or in <pluginManagement>'s, or another element of <build> whole
+        inner = parts[2:] if parts[1] == "pluginManagement" else parts[1:]
+        if inner and (inner[0] == "plugins" and len(inner) == 2 or inner[0] not in ("plugins", "pluginManagement")
+                      and len(inner) == 1):
+            return parts
+        raise UsageError(f"{name} is no plugin or element of a pom.xml's <build>",
+                         fix='name a plugin as build.plugins."GROUP:ARTIFACT" (or build.pluginManagement.plugins.'
+                             '"GROUP:ARTIFACT") with its whole <plugin> element as --spec, or another element of '
+                             "<build> as build.NAME")
     if len(parts) > 1:
         raise UsageError(f"{name} is inside <{parts[0]}> of a pom.xml, whose settings are its properties and whole "
                          "top-level elements", fix=f"declare --name properties.NAME, or --name {parts[0]} with the "

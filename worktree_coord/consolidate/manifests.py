@@ -446,15 +446,19 @@ def read_pom(path: str, data: bytes) -> ManifestModel:
     """pom.xml: each dependency keyed by ("dependencies" or "dependencyManagement", its
     groupId:artifactId[:type[:classifier]]), its version the spec (`${guava.version}` as written) and
     scope, optional and exclusions its options; `<modules>` the members; the project's `<version>`;
-    each `<properties>` entry a setting `properties.NAME` and every other top-level element (`<build>`,
-    `<profiles>`, `<parent>`) a setting carried whole, as written."""
-    from worktree_coord.consolidate.pom import element_text, read_facts
+    each `<properties>` entry a setting `properties.NAME`, each plugin of `<build>` a setting
+    `build.plugins."groupId:artifactId"` (`build.pluginManagement.plugins...` likewise) and every
+    other child of `<build>` and top-level element (`<profiles>`, `<parent>`) a setting carried whole,
+    as written."""
+    from worktree_coord.consolidate.pom import build_document, element_text, read_facts
 
     facts = read_facts(path, data)
     data = facts.text                  # the file as UTF-8, whatever it is written in
     document: dict[str, Any] = {}      # in the file's order: a new element's neighbour is read from it
     for element in facts.root.children:
-        if element.name in facts.others:
+        if element.name == "build":
+            document["build"] = build_document(data, element)     # plugins key by key
+        elif element.name in facts.others:
             document[element.name] = element_text(data, element)
         elif element.name == "properties":
             document["properties"] = {name: found.text.strip() for name, found in facts.properties.items()}

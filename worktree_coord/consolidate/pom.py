@@ -177,6 +177,43 @@ class PomFacts:
     others: dict[str, Element]  # every other top-level element, by name
 
 
+# The groupId of a `<plugin>` that writes none (Maven's default for plugins).
+DEFAULT_PLUGIN_GROUP = "org.apache.maven.plugins"
+
+
+def plugin_key(element: Element) -> str:
+    """A `<plugin>`'s groupId:artifactId, as Maven keys it (the groupId defaulting to Maven's own)."""
+    return f"{element.child_text('groupId') or DEFAULT_PLUGIN_GROUP}:{element.child_text('artifactId') or ''}"
+
+
+def build_document(data: bytes, build: Element) -> dict | str:
+    """`<build>` as settings read it: its plugins (in `<plugins>` and in `<pluginManagement>`'s)
+    keyed by groupId:artifactId, each as written, every other child whole, as written; so two tasks
+    changing different plugins change different keys. A `<build>` that cannot be keyed so (a child
+    or a plugin twice) stays one value, its text."""
+    def keyed(holder: Element) -> dict | None:
+        out: dict = {}
+        for child in holder.children:
+            if child.name == "plugins":
+                plugins = {plugin_key(p): element_text(data, p) for p in child.all("plugin")}
+                if len(plugins) != len(child.children):
+                    return None       # a plugin twice, or something else among them
+                value: object = plugins
+            elif child.name == "pluginManagement" and holder is build:
+                value = keyed(child)
+                if value is None:
+                    return None
+            else:
+                value = element_text(data, child)
+            if child.name in out:
+                return None
+            out[child.name] = value
+        return out
+
+    found = keyed(build)
+    return element_text(data, build) if found is None else found
+
+
 def dependency_key(element: Element) -> str:
     group, artifact = element.child_text("groupId") or "", element.child_text("artifactId") or ""
     kind, classifier = element.child_text("type") or "jar", element.child_text("classifier") or ""
