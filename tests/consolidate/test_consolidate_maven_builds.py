@@ -184,6 +184,9 @@ def test_tasks_changing_different_plugins_all_land_and_one_plugin_changed_twice_
     [conflict] = root["conflicts"]
     assert conflict["tasks"] == ["compiler-a", "compiler-b"] and "maven-compiler-plugin" in conflict["message"]
     assert {task for change in root["applied"] for task in change["tasks"]} == {"jar", "surefire", "managed"}
+    # the output names each plugin by its key and its block by its first line and size
+    assert 'set_key build.plugins."org.apache.maven.plugins:maven-jar-plugin" <plugin> ... (4 lines)' in \
+        [change["summary"] for change in root["applied"]]
     landed = git(repo, "show", "wtc/r/integration:pom.xml") + "\n"
     assert landed == BUILT.replace("3.4.2", "3.4.3").replace("    </plugins>", SUREFIRE + "    </plugins>").replace(
         "  </build>", MANAGED + "  </build>")
