@@ -114,3 +114,23 @@ def test_a_line_pip_cannot_read_is_refused_naming_the_line_and_the_fix() -> None
     with pytest.raises(ManifestParseError) as raised:
         read_manifest("requirements.txt", b"a==1\n-e\n")
     assert "requirements.txt:2" in raised.value.message and "-e PATH[extras]" in raised.value.fix
+
+
+def test_a_declared_requirements_line_is_read_as_the_line_it_names() -> None:
+    """`wtc intent add --name '-e .[cli,yaml]'` (or `-r dev.txt`, `--index-url`) names the line as
+    an agent writes it; the name was PEP 503-normalized into `-e-cli-yaml` and matched nothing."""
+    from worktree_coord.consolidate import declare_intent
+
+    base = HTTPX.encode()
+    extras = declare_intent("requirements.txt", base, task="d", op="set_spec", name="-e .[brotli,cli,yaml]")
+    assert (extras.group, extras.name, extras.extras) == ("requirements", "-e .", ("brotli", "cli", "yaml"))
+    include = declare_intent("requirements.txt", base, task="d", op="add_dep", name="-r dev.txt")
+    index = declare_intent("requirements.txt", base, task="d", op="add_dep", name="-i",
+                           spec="https://pypi.example/simple")
+    assert [(i.group, i.name) for i in (include, index)] == [("options", "--requirement dev.txt"),
+                                                              ("options", "--index-url")]
+    data = base
+    for intent in (extras, include, index):
+        data = edit_manifest("requirements.txt", data, intent)
+    assert data.decode() == ("-i https://pypi.example/simple\n-r dev.txt\n-e .[brotli,cli,yaml]\n\n# Tests\n"
+                             "pytest==8.3.5\n")

@@ -519,8 +519,13 @@ def declare_intent(
         elif kind.format == "pom" and group not in ("dependencies", "dependencyManagement"):
             raise UsageError(f"--group {group!r} is not a pom.xml dependency list",
                              fix="name dependencies (the default) or dependencyManagement")
-        name = normalize_name(eco, name)
-        _check_pep440(eco, name, spec)
+        if kind.format == "requirements":
+            written = name      # the line as the agent wrote it (`-r dev.txt`), written so when it reads back
+            group, name, source, extras, markers = _requirements_entry(path, name, source, extras, markers)
+        else:
+            name = normalize_name(eco, name)
+        if group != "options":
+            _check_pep440(eco, name, spec)
     draft = Intent(intent_id=f"{task}:{path}:{op.value}:{group}:{name}", task=task, ecosystem=eco, root=root,
                    manifest=path, op=op, group=group, name=name, spec=spec, source=source, extras=extras,
                    features=features, markers=markers, package=package, base_commit=base_commit,
@@ -544,6 +549,8 @@ def declare_intent(
         # extras, markers, features, optional) stays as it is, as the equivalent edit keeps it.
         draft = dataclasses.replace(draft, source=old.source, extras=old.extras, features=old.features,
                                     markers=old.markers, package=old.package, options=old.options)
+    if kind.format == "requirements" and op in (Op.ADD_DEP, Op.SET_SPEC):
+        draft = dataclasses.replace(draft, placement=(("text", written),))
     return dataclasses.replace(draft, expected_before=before)
 
 
@@ -582,6 +589,27 @@ def _pyproject_group(path: str, base: bytes | None, group: str) -> str:
     raise UsageError(f"{path} has no extra or dependency group {group!r} at the task's base",
                      fix=f"name one of {PYPROJECT_GROUPS}" + (f" (it has {', '.join(has)})" if has else "")
                          + f"; --group optional:{wanted} or group:{wanted} creates it")
+
+
+def _requirements_entry(path: str, name: str, source: dict | None, extras: tuple[str, ...], markers: str | None
+                        ) -> tuple[str, str, dict | None, tuple[str, ...], str | None]:
+    """A declared requirements-file entry, `--name` read as the line it stands for
+    (requirements_file.py): `pytest`, `-e .[cli,yaml]` (an editable install with its extras),
+    `./pkg`, `-r dev.txt`, `--index-url` (its URL the --spec): its group, its key and what the line
+    says of its source, extras and markers."""
+    from worktree_coord.consolidate.requirements_file import entries
+
+    try:
+        found = entries(name, path)
+    except UsageError as exc:
+        raise UsageError(f"--name {name!r} is no line of a requirements file: {exc.message}", fix=exc.fix) from None
+    if len(found) != 1:
+        raise UsageError(f"--name {name!r} is no line of a requirements file",
+                         fix="name a requirement (pytest), an install (-e .[cli]) or an option (-r dev.txt, --index-url)")
+    [entry] = found
+    written = dict(entry.value.source) if entry.value.source else None
+    return (entry.key[0], entry.key[1], source if source is not None else written,
+            extras or entry.value.extras, markers or entry.value.markers)
 
 
 def _pixi_group(group: str) -> str:

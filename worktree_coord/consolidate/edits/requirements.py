@@ -67,7 +67,8 @@ def _entry_lines(path: str, intent: Intent, replaced: str | None) -> list[str]:
             read = []
         if len(read) == 1 and read[0].key[0] == intent.group and read[0].value == intent_dep_value(intent):
             return [written]
-    option = re.match(r"-{1,2}[A-Za-z][\w-]*", replaced or "") if intent.group == OPTIONS_GROUP else None
+    # an option keeps its spelling (`-i`): the replaced line's, else the task's
+    option = re.match(r"-{1,2}[A-Za-z][\w-]*", replaced or written or "") if intent.group == OPTIONS_GROUP else None
     spelled = option.group(0) if option else None
     return entry_text(intent.name, intent.group, intent.spec, intent.extras, intent.markers,
                       dict(intent.source or ()), options, requirement_text(intent), written_option=spelled)
