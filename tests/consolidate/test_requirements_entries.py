@@ -134,3 +134,28 @@ def test_a_declared_requirements_line_is_read_as_the_line_it_names() -> None:
         data = edit_manifest("requirements.txt", data, intent)
     assert data.decode() == ("-i https://pypi.example/simple\n-r dev.txt\n-e .[brotli,cli,yaml]\n\n# Tests\n"
                              "pytest==8.3.5\n")
+
+
+def test_an_index_url_added_to_a_compiled_root_is_applied_and_compiled_offline(tmp_path: Path, tool_env) -> None:
+    """requirements.in (pip-compile's manifest) gains `--index-url` and a requirement: both apply,
+    pip-compile relocks offline from the wheelhouse, and the option is no package the lock must hold
+    (verification looked for a locked package named `--index-url`)."""
+    from test_consolidate_pip_tools import wheel
+
+    from worktree_coord.consolidate import RootState, consolidate_root
+    from worktree_coord.consolidate.adapters import adapter_for
+
+    house = tmp_path / "wheelhouse"
+    wheel(house, "alpha", "1.0.0")
+    wheel(house, "gamma", "0.5.0")
+    env = {**tool_env, "PIP_FIND_LINKS": str(house), "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    root = tmp_path / "app"
+    write(root, {"requirements.in": "alpha>=1\n"})
+    assert adapter_for("pip-tools", root, "", env=env).relock(offline=True).ok
+    intents = derive_intents("requirements.in", b"alpha>=1\n",
+                             b"--index-url https://pypi.example/simple\nalpha>=1\ngamma\n", task="t")
+    assert [(i.group, i.name) for i in intents] == [("options", "--index-url"), ("requirements", "gamma")]
+    result = consolidate_root(root, "", "pip-tools", intents, env=env)
+    assert result.state == RootState.APPLIED, result.error
+    assert (root / "requirements.in").read_text() == "--index-url https://pypi.example/simple\nalpha>=1\ngamma\n"
+    assert "gamma==0.5.0" in (root / "requirements.txt").read_text()
