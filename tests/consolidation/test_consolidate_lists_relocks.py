@@ -16,7 +16,8 @@ CRATE = '[package]\nname = "{name}"\nversion = "0.1.0"\nedition = "2021"\n'
 
 
 def _finish(repo: Path, task: str, own: str, files: dict[str, str]) -> dict:
-    code, started = wtc_in_process(repo, "task", "start", task, "--run", "r", "--own", own)
+    globs = [arg for glob in own.split() for arg in ("--own", glob)]
+    code, started = wtc_in_process(repo, "task", "start", task, "--run", "r", *globs)
     assert code == 0, started
     write(Path(started["worktree"]), files)
     code, done = wtc_in_process(repo, "task", "finish", task, "--run", "r")
@@ -35,7 +36,7 @@ def _consolidated(repo: Path) -> tuple[dict, str]:
     return result.to_json(), render.consolidation_report(result)
 
 
-def test_a_cargo_member_edit_is_listed_with_its_task_and_changes(tmp_path: Path) -> None:
+def _cargo_workspace(tmp_path: Path) -> Path:
     repo = make_repo(tmp_path / "repo", {
         "Cargo.toml": '[workspace]\nmembers = ["a", "b"]\nresolver = "2"\n',
         "a/Cargo.toml": CRATE.format(name="a"), "a/src/lib.rs": "pub fn a() {}\n",
@@ -44,6 +45,11 @@ def test_a_cargo_member_edit_is_listed_with_its_task_and_changes(tmp_path: Path)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "lock")
     assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    return repo
+
+
+def test_a_cargo_member_edit_is_listed_with_its_task_and_changes(tmp_path: Path) -> None:
+    repo = _cargo_workspace(tmp_path)
     _finish(repo, "uses-b", "a/**", {"a/Cargo.toml": CRATE.format(name="a") + '\n[dependencies]\nb = { path = "../b" }\n'})
     body, text = _consolidated(repo)
     [root] = body["roots"]
@@ -52,6 +58,18 @@ def test_a_cargo_member_edit_is_listed_with_its_task_and_changes(tmp_path: Path)
     assert (relock["task"], relock["manifest"]) == ("uses-b", "a/Cargo.toml")
     assert relock["summary"] == "relock for a/Cargo.toml (member manifest changed: add_dep b (path ../b))"
     assert "applied relock for a/Cargo.toml (member manifest changed: add_dep b (path ../b)) (from uses-b)" in text
+
+
+def test_one_task_changing_two_member_manifests_is_listed_with_both(tmp_path: Path) -> None:
+    """Its two relock requests of one root shared one id, and the store kept only the last: the
+    output named one of the two manifests."""
+    repo = _cargo_workspace(tmp_path)
+    _finish(repo, "bumps", "a/** b/**", {"a/Cargo.toml": CRATE.format(name="a").replace("0.1.0", "0.2.0"),
+                                        "b/Cargo.toml": CRATE.format(name="b").replace("0.1.0", "0.2.0")})
+    body, _ = _consolidated(repo)
+    [relock] = body["roots"][0]["relocks"]
+    assert relock["summary"] == ("relock for a/Cargo.toml (member manifest changed: bump_version a 0.2.0; "
+                                 "and b/Cargo.toml: member manifest changed: bump_version b 0.2.0)")
 
 
 def test_an_npm_member_edit_and_a_root_edit_are_listed_alike(tmp_path: Path, monkeypatch) -> None:

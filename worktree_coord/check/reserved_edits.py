@@ -65,7 +65,25 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
         except WtcError as error:
             violations.append({"path": change.path, "rule": "reserved_invalid",
                                "detail": error.message + (f"; fix: {error.fix}" if error.fix else "")})
-    return intents, violations
+    return _one_relock_per_root(intents), violations
+
+
+def _one_relock_per_root(intents: list[Intent]) -> list[Intent]:
+    """A task's relock requests of one root, one intent (they share its id: the store kept the last
+    and the output named one member manifest of two), saying every manifest and what changed in it."""
+    out: list[Intent] = []
+    first: dict[str, int] = {}
+    for intent in intents:
+        if intent.op != Op.RELOCK or intent.intent_id not in first:
+            if intent.op == Op.RELOCK:
+                first[intent.intent_id] = len(out)
+            out.append(intent)
+            continue
+        kept = out[first[intent.intent_id]]
+        if intent.manifest != kept.manifest:
+            out[first[intent.intent_id]] = dataclasses.replace(
+                kept, rationale=f"{kept.rationale}; and {intent.manifest}: {intent.rationale}")
+    return out
 
 
 def unreadable_manifest_notes(changes: Sequence[Change], read_blob: Callable[[str], bytes]) -> list[str]:
