@@ -160,12 +160,11 @@ def test_changes_no_intent_can_express_are_reported_not_dropped():
     cargo = b'[package]\nname = "c"\nversion = "0.1.0"\n[package.metadata]\nreleased = 2024-01-01\n'
     assert unexpressed_changes("Cargo.toml", cargo, cargo.replace(b"2024-01-01", b"2024-02-01")) \
         == ["package.metadata.released: a date value (datetime.date(2024, 1, 1))"]
-    assert unexpressed_changes("requirements.txt", b"a==1\n", b"--index-url https://x\na==2\n") == [
-        "options lines (added `--index-url https://x`)"]
-    # httpx's requirements.txt: an extra added to its editable install line, a pin moved beside it.
+    # Every requirements line is an entry intents carry (test_requirements_entries.py): an option line
+    # and httpx's editable install with a new extra are expressible; only a reordering is not.
+    assert unexpressed_changes("requirements.txt", b"a==1\n", b"--index-url https://x\na==2\n") == []
     assert unexpressed_changes("requirements.txt", b"-e .[cli,http2]\n\npytest==8.4.1\n",
-                               b"-e .[cli,http2,yaml]\n\npytest==8.4.2\n") == [
-        "options lines (added `-e .[cli,http2,yaml]`; removed `-e .[cli,http2]`)"]
+                               b"-e .[cli,http2,yaml]\n\npytest==8.4.2\n") == []
     assert unexpressed_changes("requirements.txt", b"-r a.txt\n-r b.txt\n", b"-r b.txt\n-r a.txt\n") == [
         "options lines (reordered)"]
     assert unexpressed_changes("go.mod", b"module m\n\ngo 1.21\n", b"module m\n\ngo 1.22\n\nexclude x v1.0.0\n") == ["exclude"]

@@ -116,13 +116,14 @@ def test_pom_xml_is_reserved_everywhere_and_an_edit_becomes_intents_key_by_key()
            .replace("<version>1.0.0-SNAPSHOT</version>", "<version>1.1.0-SNAPSHOT</version>")
            .replace("<version>3.4.2</version>", "<version>3.4.3</version>"))
     intents = derive_intents("pom.xml", POM.encode(), new.encode(), task="t")
-    assert {(i.op, i.group, i.name, i.spec) for i in intents if i.op != Op.SET_KEY or i.name != "build"} == {
+    jar = 'build.plugins."org.apache.maven.plugins:maven-jar-plugin"'
+    assert {(i.op, i.group, i.name, i.spec) for i in intents if i.op != Op.SET_KEY or i.name != jar} == {
         (Op.ADD_DEP, "dependencies", "com.google.guava:guava", "${guava.version}"),
         (Op.SET_SPEC, "dependencies", "org.mockito:mockito-core", "5.2.0"),
         (Op.BUMP_VERSION, "version", "com.example:poet", "1.1.0-SNAPSHOT"),
         (Op.SET_KEY, "settings", 'properties."guava.version"', '"33.0.0-jre"')}
-    [build] = [i for i in intents if i.name == "build"]
-    assert "<version>3.4.3</version>" in build.spec, "an element outside the model travels whole, as written"
+    [plugin] = [i for i in intents if i.name == jar]
+    assert "<version>3.4.3</version>" in plugin.spec, "a plugin of <build> travels whole, as written, keyed as Maven keys it"
     assert {i.ecosystem for i in intents} == {Ecosystem.MAVEN}
 
 
@@ -337,5 +338,11 @@ def test_a_declared_property_is_named_by_everything_after_properties(tmp_path: P
     assert root.state == RootState.APPLIED, root
     assert "    <junit.version>4.13.2</junit.version>\n    <okio.version>3.9.0</okio.version>\n  </properties>" in \
         (tmp_path / "pom.xml").read_text()
-    with pytest.raises(UsageError, match="inside <build>"):
+    with pytest.raises(UsageError, match="no plugin or element of a pom.xml's <build>"):
         declare_intent("pom.xml", POM.encode(), task="d", op="set_key", name="build.plugins", spec="x")
+    with pytest.raises(UsageError, match="inside <profiles>"):
+        declare_intent("pom.xml", POM.encode(), task="d", op="set_key", name="profiles.profile", spec="x")
+    plugin = declare_intent("pom.xml", POM.encode(), task="d", op="set_key",
+                            name='build.plugins."org.apache.maven.plugins:maven-jar-plugin"',
+                            spec=POM.split("    <plugins>\n")[1].split("    </plugins>")[0].replace("3.4.2", "3.4.3"))
+    assert plugin.expected_before is not None and "3.4.2" in plugin.expected_before

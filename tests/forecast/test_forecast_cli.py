@@ -146,25 +146,30 @@ def test_task_check_exits_3_naming_a_change_outside_the_boundary_before_any_conf
     assert wtc(three_tasks, "task", "finish", "c", "--run", "r1")[0] == 0
 
 
+REQUIREMENTS = "-e .[cli]\n-r requirements-base.txt\n-r requirements-test.txt\npytest==8.4.1\n"
+REORDERED = "-e .[cli]\n-r requirements-test.txt\n-r requirements-base.txt\npytest==8.4.1\n"
+
+
 def test_task_check_exits_3_on_a_reserved_edit_finish_would_refuse(tmp_path):
-    """Found driving wtc on httpx: a task added an extra to requirements.txt's editable install line
-    (`-e .[cli,yaml]`), which no intent can carry; check said "merges cleanly", finish rejected it
+    """Found driving wtc on httpx: a task made an edit of requirements.txt no intent could carry then
+    (an extra of its editable install line, carried since: test_requirements_entries.py; here the
+    order of its option lines, which none carries); check said "merges cleanly", finish rejected it
     (reserved_unexpressible, exit 3). Check now says it first; a pin moved alone stays clean."""
-    repo = make_repo(tmp_path / "repo", {"app/service.py": SERVICE, "requirements.txt": "-e .[cli]\npytest==8.4.1\n"})
+    repo = make_repo(tmp_path / "repo", {"app/service.py": SERVICE, "requirements.txt": REQUIREMENTS})
     with Coordinator(repo) as coordinator:
         coordinator.start_run(run_id="r1")
         worktree = Path(coordinator.start_task("r1", "t", ["app/**"]).worktree)
-    (worktree / "requirements.txt").write_text("-e .[cli,yaml]\npytest==8.4.1\n")
+    (worktree / "requirements.txt").write_text(REORDERED)
     code, body = wtc(repo, "task", "check", "t", "--run", "r1")
     validate(body, "task-check.schema.json")
     assert code == 3, body
     [violation] = body["violations"]
     assert (violation["path"], violation["rule"]) == ("requirements.txt", "reserved_unexpressible")
-    assert "added `-e .[cli,yaml]`" in violation["detail"]
+    assert "options lines (reordered)" in violation["detail"]
     human = plain(repo, "task", "check", "t", "--run", "r1")
     assert "REFUSED AT FINISH" in human.stdout and "wtc task widen" not in human.stdout, human.stdout
     assert wtc(repo, "task", "finish", "t", "--run", "r1")[0] == 3        # what check said
-    (worktree / "requirements.txt").write_text("-e .[cli]\npytest==8.4.2\n")
+    (worktree / "requirements.txt").write_text(REQUIREMENTS.replace("8.4.1", "8.4.2"))
     assert wtc(repo, "task", "check", "t", "--run", "r1")[0] == 0
 
 
@@ -174,7 +179,7 @@ def test_task_check_derives_the_reserved_edits_intents_once(tmp_path, monkeypatc
     says the same: a refused reserved edit, then, put back, a clean check."""
     from worktree_coord.check import reserved_edits
 
-    repo = make_repo(tmp_path / "repo", {"app/service.py": SERVICE, "requirements.txt": "-e .[cli]\npytest==8.4.1\n",
+    repo = make_repo(tmp_path / "repo", {"app/service.py": SERVICE, "requirements.txt": REQUIREMENTS,
                                          "app/pyproject.toml": '[project]\nname = "app"\nversion = "1"\n'
                                                                'dependencies = ["attrs>=22"]\n'})
     calls = []
@@ -190,10 +195,10 @@ def test_task_check_derives_the_reserved_edits_intents_once(tmp_path, monkeypatc
         worktree = Path(coordinator.start_task("r1", "t", ["app/**"]).worktree)
         (worktree / "app/pyproject.toml").write_text('[project]\nname = "app"\nversion = "1"\n'
                                                      'dependencies = ["attrs>=23"]\n')
-        (worktree / "requirements.txt").write_text("-e .[cli]\npytest==8.4.2\n")
+        (worktree / "requirements.txt").write_text(REQUIREMENTS.replace("8.4.1", "8.4.2"))
         checked = coordinator.check_task("r1", "t")
         assert (checked.exit_code, checked.violations, len(calls)) == (0, [], 1)
-        (worktree / "requirements.txt").write_text("-e .[cli,yaml]\npytest==8.4.2\n")
+        (worktree / "requirements.txt").write_text(REORDERED)
         calls.clear()
         checked = coordinator.check_task("r1", "t")
         assert checked.exit_code == 3 and len(calls) == 1, (checked.violations, calls)

@@ -4,8 +4,8 @@ Stage: finish-time derivation. Input: the task's changes since its base, the bou
 (reserved vs owned), and blob access. Output: `Intent`s (consolidation's model) and violations for
 reserved edits consolidation could not carry, so no edit is ever dropped silently:
 - a reserved manifest that does not parse strictly: `reserved_invalid`;
-- a root-manifest edit no intent can express (a TOML or YAML date, a
-  requirements option line; every other key of a root package.json, Cargo.toml or pyproject.toml
+- a root-manifest edit no intent can express (a TOML or YAML date, the order of a
+  requirements file's option lines; every other key of a root package.json, Cargo.toml or pyproject.toml
   is a `set_key` intent): `reserved_unexpressible` (make it in a member manifest, or unreserve it).
 Owned member manifests merge through the merge engine and still ask their root for a relock.
 """
@@ -41,7 +41,7 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
         new = read_blob(change.new_oid) if change.new_oid else None
         if classify_path(change.path) is None:
             continue  # a reserved pattern consolidation has no model for (a project's own addition)
-        root = find_root(change.path, paths)
+        root = find_root(change.path, paths, read_path)
         if change not in reserved:
             # An owned manifest merged as ordinary code; all it asks of consolidation is a relock of
             # the root whose lockfile covers it, when there is one: for a uv workspace's member, the
@@ -65,7 +65,25 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
         except WtcError as error:
             violations.append({"path": change.path, "rule": "reserved_invalid",
                                "detail": error.message + (f"; fix: {error.fix}" if error.fix else "")})
-    return intents, violations
+    return _one_relock_per_root(intents), violations
+
+
+def _one_relock_per_root(intents: list[Intent]) -> list[Intent]:
+    """A task's relock requests of one root, one intent (they share its id: the store kept the last
+    and the output named one member manifest of two), saying every manifest and what changed in it."""
+    out: list[Intent] = []
+    first: dict[str, int] = {}
+    for intent in intents:
+        if intent.op != Op.RELOCK or intent.intent_id not in first:
+            if intent.op == Op.RELOCK:
+                first[intent.intent_id] = len(out)
+            out.append(intent)
+            continue
+        kept = out[first[intent.intent_id]]
+        if intent.manifest != kept.manifest:
+            out[first[intent.intent_id]] = dataclasses.replace(
+                kept, rationale=f"{kept.rationale}; and {intent.manifest}: {intent.rationale}")
+    return out
 
 
 def unreadable_manifest_notes(changes: Sequence[Change], read_blob: Callable[[str], bytes]) -> list[str]:

@@ -13,6 +13,7 @@ Invariants:
 from __future__ import annotations
 
 import posixpath
+from typing import Callable
 
 from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
@@ -107,6 +108,8 @@ def derive_intents(
         return []   # a member's lint, feature list or description: its root's lockfile records none of it
     if kind.kind == "lockfile" or member or is_compiled_requirements(path, base, new):
         why = "lockfile edited by the task" if kind.kind == "lockfile" else "member manifest changed"
+        if member:
+            why += _member_changes(path, base, new, task, eco)
         return [Intent(intent_id=f"{task}:{root or '.'}:relock:{eco.value}", op=Op.RELOCK, rationale=why, **common)]
     if new is None:
         raise UsageError(f"task {task} deleted the root manifest {path}",
@@ -178,6 +181,19 @@ def derive_intents(
     return sorted(intents, key=lambda i: i.intent_id)
 
 
+def _member_changes(path: str, base: bytes | None, new: bytes | None, task: str, eco: Ecosystem) -> str:
+    """What a member manifest's edit changed, key by key (`: add_dep b ../b`), read as if it were its
+    own root: what the consolidation output names beside the relock it asks for (a relock said only
+    "changed Cargo.lock", where Go's keyed member edits listed each change). "" when it does not read."""
+    if base is None or new is None:
+        return ": created" if base is None else ": deleted"
+    try:
+        changes = derive_intents(path, base, new, task=task, ecosystem=eco, root=_home(path))
+    except Exception:   # noqa: BLE001 - a summary only: the relock is asked for all the same
+        return ""
+    return (": " + ", ".join(i.summary() for i in changes)) if changes else ""
+
+
 def _placement(before: ManifestModel, after: ManifestModel, group: str, name: str) -> tuple[tuple[str, object], ...]:
     """Where the task wrote the new dependency `name` of `group` (edits/placement.py reads it): its
     neighbours in the task's file, its `[tool.uv.sources]` entry's neighbours when it wrote a new
@@ -217,12 +233,14 @@ GO_FILES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum"})
 KEYED_MEMBERS = frozenset({"go.mod", "pom"})
 
 
-def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
+def find_root(path: str, tree_paths: set[str] | frozenset[str],
+              read: Callable[[str], bytes | None] | None = None) -> str:
     """The nearest directory at or above `path` that holds a lockfile or a workspace declaration
-    (for Go files: the nearest go.work, else the module's own directory).
+    (for Go files: the nearest go.work, else the module's own directory; for a pom.xml: the
+    highest aggregator whose build declares it, `_maven_root`).
 
-    `tree_paths` is the set of repo-relative file paths of the base tree. Falls back to the file's
-    own directory when nothing above qualifies.
+    `tree_paths` is the set of repo-relative file paths of the base tree and `read` reads a file of
+    it (None: not known). Falls back to the file's own directory when nothing above qualifies.
     """
     from worktree_coord.consolidate.manifests import LOCKFILES
 
@@ -238,12 +256,7 @@ def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
                 return here
             probe = _dir(probe)
     if posixpath.basename(path) == "pom.xml":
-        # A Maven build's modules sit below its aggregator, each folder on the way holding a
-        # pom.xml: the root is the highest folder of that unbroken chain (Maven locks nothing).
-        probe = here
-        while probe and (f"{_dir(probe)}/pom.xml" if _dir(probe) else "pom.xml") in tree_paths:
-            probe = _dir(probe)
-        return probe
+        return _maven_root(path, here, tree_paths, read)
     probe = here
     while True:
         prefix = f"{probe}/" if probe else ""
@@ -254,6 +267,36 @@ def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
         if not probe:
             return here
         probe = _dir(probe)
+
+
+def _maven_root(path: str, here: str, tree_paths: set[str] | frozenset[str],
+                read: Callable[[str], bytes | None] | None) -> str:
+    """The Maven build a pom.xml belongs to: the highest folder above it whose pom.xml's build
+    (pom.build_folders: its modules and their `<relativePath>` parents) declares its folder; else its
+    own. A pom.xml in a folder under a build that no `<modules>` lists (an example project, a test
+    fixture) is its own root, not one of the build's (Maven locks nothing: a root is where its
+    intents are applied and reported). Without a reader, or for a pom.xml the tree does not hold yet
+    (a task creating a module), the folders on the way up each holding a pom.xml stand for it."""
+    declared = read is not None and path in tree_paths
+    above = []                             # the folders above it holding a pom.xml, nearest first
+    probe = here
+    while probe:
+        probe = _dir(probe)
+        if (f"{probe}/pom.xml" if probe else "pom.xml") in tree_paths:
+            above.append(probe)
+        elif not declared:
+            break                          # the unbroken chain is all that stands for a build
+    if not declared:
+        return above[-1] if above else here
+    from worktree_coord.consolidate.pom import build_folders
+
+    def known(name: str) -> bytes | None:
+        return read(name) if name in tree_paths else None
+
+    for top in reversed(above):            # the highest aggregator first
+        if here in build_folders(top, known):
+            return top
+    return here
 
 
 # Key paths the intent model covers, per manifest format ("*" matches any one key).
@@ -365,13 +408,14 @@ _MISSING = object()
 
 
 def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> list[str]:
-    """Changes to a root manifest that no intent can express (a TOML date, a requirements option line).
+    """Changes to a root manifest that no intent can express (a TOML date, the order of a
+    requirements file's option lines).
 
     Consolidation applies intents only, so these edits would be lost: the caller rejects or reports
     them instead of dropping them silently. Lockfiles and member manifests return [] (by design a
     lockfile edit is replaced by a relock, and member manifests merge through the merge engine).
     """
-    from worktree_coord.consolidate.manifests import _go_directives, requirement_lines
+    from worktree_coord.consolidate.manifests import _go_directives
 
     kind = classify_path(path)
     if kind is None or kind.kind == "lockfile" or base == new or base is None or new is None:
@@ -392,19 +436,17 @@ def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> lis
             return [str(exc)]
         return []
     if kind.format == "requirements":
+        # Every line is an entry an intent carries (requirements_file.py); only the order of the
+        # option lines kept on both sides is not (`-r a.txt` read before `-r b.txt`).
+        from worktree_coord.consolidate.requirements_file import OPTIONS_GROUP, entries
+
         def options(data: bytes) -> list[str]:
-            reqs = {index for index, _ in requirement_lines(data.decode("utf-8"))}
-            return [line.strip() for index, line in enumerate(data.decode("utf-8").splitlines())
-                    if index not in reqs and line.strip() and not line.strip().startswith("#")
-                    and not line.strip().startswith("--hash")]
+            return [e.key[1] for e in entries(data.decode("utf-8"), path) if e.key[0] == OPTIONS_GROUP]
         before, after = options(base), options(new)
-        if before == after:
-            return []
-        # Name each line: "options lines" alone left the agent to guess which (found driving wtc on
-        # httpx, whose requirements.txt starts `-e .[brotli,cli,...]`: a task added an extra there).
-        words = [f"added `{line}`" for line in after if line not in before]
-        words += [f"removed `{line}`" for line in before if line not in after]
-        return [f"options lines ({'; '.join(words) or 'reordered'})"]
+        kept = set(before) & set(after)
+        if [o for o in before if o in kept] != [o for o in after if o in kept]:
+            return ["options lines (reordered)"]
+        return []
     modeled_verbs = {"module", "go", "toolchain", "require", "replace", "use"}
     def others(data: bytes) -> list[tuple[str, str]]:
         return [d for d in _go_directives(data.decode("utf-8")) if d[0] not in modeled_verbs]
@@ -477,8 +519,13 @@ def declare_intent(
         elif kind.format == "pom" and group not in ("dependencies", "dependencyManagement"):
             raise UsageError(f"--group {group!r} is not a pom.xml dependency list",
                              fix="name dependencies (the default) or dependencyManagement")
-        name = normalize_name(eco, name)
-        _check_pep440(eco, name, spec)
+        if kind.format == "requirements":
+            written = name      # the line as the agent wrote it (`-r dev.txt`), written so when it reads back
+            group, name, source, extras, markers = _requirements_entry(path, name, source, extras, markers)
+        else:
+            name = normalize_name(eco, name)
+        if group != "options":
+            _check_pep440(eco, name, spec)
     draft = Intent(intent_id=f"{task}:{path}:{op.value}:{group}:{name}", task=task, ecosystem=eco, root=root,
                    manifest=path, op=op, group=group, name=name, spec=spec, source=source, extras=extras,
                    features=features, markers=markers, package=package, base_commit=base_commit,
@@ -502,6 +549,8 @@ def declare_intent(
         # extras, markers, features, optional) stays as it is, as the equivalent edit keeps it.
         draft = dataclasses.replace(draft, source=old.source, extras=old.extras, features=old.features,
                                     markers=old.markers, package=old.package, options=old.options)
+    if kind.format == "requirements" and op in (Op.ADD_DEP, Op.SET_SPEC):
+        draft = dataclasses.replace(draft, placement=(("text", written),))
     return dataclasses.replace(draft, expected_before=before)
 
 
@@ -540,6 +589,27 @@ def _pyproject_group(path: str, base: bytes | None, group: str) -> str:
     raise UsageError(f"{path} has no extra or dependency group {group!r} at the task's base",
                      fix=f"name one of {PYPROJECT_GROUPS}" + (f" (it has {', '.join(has)})" if has else "")
                          + f"; --group optional:{wanted} or group:{wanted} creates it")
+
+
+def _requirements_entry(path: str, name: str, source: dict | None, extras: tuple[str, ...], markers: str | None
+                        ) -> tuple[str, str, dict | None, tuple[str, ...], str | None]:
+    """A declared requirements-file entry, `--name` read as the line it stands for
+    (requirements_file.py): `pytest`, `-e .[cli,yaml]` (an editable install with its extras),
+    `./pkg`, `-r dev.txt`, `--index-url` (its URL the --spec): its group, its key and what the line
+    says of its source, extras and markers."""
+    from worktree_coord.consolidate.requirements_file import entries
+
+    try:
+        found = entries(name, path)
+    except UsageError as exc:
+        raise UsageError(f"--name {name!r} is no line of a requirements file: {exc.message}", fix=exc.fix) from None
+    if len(found) != 1:
+        raise UsageError(f"--name {name!r} is no line of a requirements file",
+                         fix="name a requirement (pytest), an install (-e .[cli]) or an option (-r dev.txt, --index-url)")
+    [entry] = found
+    written = dict(entry.value.source) if entry.value.source else None
+    return (entry.key[0], entry.key[1], source if source is not None else written,
+            extras or entry.value.extras, markers or entry.value.markers)
 
 
 def _pixi_group(group: str) -> str:
@@ -614,6 +684,17 @@ def _pom_setting(name: str, parts: tuple[str, ...]) -> tuple[str, ...]:
     other setting is one whole top-level element."""
     if parts[0] == "properties" and len(parts) > 1:
         return ("properties", ".".join(parts[1:]))
+    if parts[0] == "build" and len(parts) > 1:
+        # settings.changes keys <build> so (pom.build_document): a plugin by groupId:artifactId, in
+        # <plugins> or in <pluginManagement>'s, or another element of <build> whole
+        inner = parts[2:] if parts[1] == "pluginManagement" else parts[1:]
+        if inner and (inner[0] == "plugins" and len(inner) == 2 or inner[0] not in ("plugins", "pluginManagement")
+                      and len(inner) == 1):
+            return parts
+        raise UsageError(f"{name} is no plugin or element of a pom.xml's <build>",
+                         fix='name a plugin as build.plugins."GROUP:ARTIFACT" (or build.pluginManagement.plugins.'
+                             '"GROUP:ARTIFACT") with its whole <plugin> element as --spec, or another element of '
+                             "<build> as build.NAME")
     if len(parts) > 1:
         raise UsageError(f"{name} is inside <{parts[0]}> of a pom.xml, whose settings are its properties and whole "
                          "top-level elements", fix=f"declare --name properties.NAME, or --name {parts[0]} with the "

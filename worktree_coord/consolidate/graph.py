@@ -118,7 +118,7 @@ def discover_workspace(workdir: Path, ecosystem: Ecosystem | str, root: str,
         uv_ws = ((_raw_toml(workdir / root_manifest).get("tool") or {}).get("uv") or {}).get("workspace") or {}
         globs += [f"!{e}" for e in uv_ws.get("exclude") or []]
     globs += list(extra_members)
-    dirs = _maven_modules(workdir, root, globs) if eco == Ecosystem.MAVEN else _expand(workdir, eco, root, globs, manifest)
+    dirs = _maven_modules(workdir, root, extra_members) if eco == Ecosystem.MAVEN else _expand(workdir, eco, root, globs, manifest)
     if root_model is not None and root_model.package_name and root not in dirs:
         dirs.insert(0, root)
     for directory in dirs:
@@ -139,20 +139,19 @@ def discover_workspace(workdir: Path, ecosystem: Ecosystem | str, root: str,
     return ws
 
 
-def _maven_modules(workdir: Path, root: str, modules: Iterable[str]) -> list[str]:
-    """The folders of a Maven build's modules, an aggregator's own modules included (a module path
-    is a folder, not a glob; `../x` reaches outside the root's folder as Maven allows)."""
-    found: list[str] = []
-    queue = [(root, module) for module in modules]
-    while queue:
-        parent, module = queue.pop(0)
-        directory = join(parent, normalize_member(module))
-        if directory in found or not (workdir / directory / "pom.xml").is_file():
-            continue
-        found.append(directory)
-        model = _model(workdir, join(directory, "pom.xml"), Ecosystem.MAVEN)
-        queue += [(directory, inner) for inner in (model.members if model is not None else ())]
-    return sorted(found)
+def _maven_modules(workdir: Path, root: str, extra_modules: Iterable[str]) -> list[str]:
+    """The folders of a Maven build's modules (pom.build_folders: an aggregator's own modules and
+    the parents they name by `<relativePath>` included; a module path is a folder, not a glob; `../x`
+    reaches outside the root's folder as Maven allows), with the builds of `extra_modules` (modules
+    planned changes add)."""
+    from worktree_coord.consolidate.planning import directory_reader
+    from worktree_coord.consolidate.pom import build_folders
+
+    read = directory_reader(workdir)
+    found = set(build_folders(root, read))
+    for module in extra_modules:
+        found.update(build_folders(join(root, normalize_member(module)), read))
+    return sorted(folder for folder in found if folder != root and read(join(folder, "pom.xml")) is not None)
 
 
 def _raw_toml(path: Path) -> dict:

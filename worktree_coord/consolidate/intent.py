@@ -123,6 +123,25 @@ class Intent:
     def root_key(self) -> tuple[str, str]:
         return (self.ecosystem.value, self.root)
 
+    def summary(self) -> str:
+        """The change in a few words, as every consolidation output names an applied intent: its op,
+        its key and what it sets (`set_spec serde 1.0.200`, `set_spec -e .[cli,zstd]`)."""
+        what = self.name + (f"[{','.join(self.extras)}]" if self.extras else "")
+        if self.spec and self.spec != self.name:
+            what += f" {_spec_words(self.spec)}"
+        if self.features:
+            what += f" features [{', '.join(self.features)}]"
+        shown = {k: v for k, v in (self.source_dict() or {}).items() if k != "location"}
+        if shown:
+            what += " (" + ", ".join(f"{k} {v}" for k, v in shown.items()) + ")"
+        if self.markers:
+            what += f"; {self.markers}"
+        if self.op == Op.RELOCK:
+            return f"relock for {self.manifest}" + (f" ({self.rationale})" if self.rationale else "")
+        if self.op in (Op.ADD_DEP, Op.SET_SPEC, Op.REMOVE_DEP) and self.group not in _MAIN_GROUPS:
+            what += f" [{self.group}]"      # an extra, a dev group, dependencyManagement: say which
+        return f"{self.op.value} {what}"
+
     def source_dict(self) -> dict[str, Any] | None:
         return None if self.source is None else {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.source}
 
@@ -156,6 +175,23 @@ class Intent:
             return cls(**data)
         except (TypeError, ValueError) as exc:
             raise UsageError(f"malformed intent {data.get('intent_id', '?')!r}: {exc}") from exc
+
+
+# The main dependency group of each manifest format: a summary names any other.
+_MAIN_GROUPS = frozenset({"dependencies", "requirements", "require", "catalog", "libraries"})
+
+
+def _spec_words(spec: str) -> str:
+    """A spec as a summary shows it: a block of several lines (a pom.xml's `<plugin>`, carried as
+    JSON text) by its first line and its size, a long one by its start; the file holds it all."""
+    try:
+        value = json.loads(spec)
+    except ValueError:
+        value = None
+    if isinstance(value, str) and value.strip().count("\n"):
+        lines = value.strip().splitlines()
+        return f"{lines[0].strip()} ... ({len(lines)} lines)"
+    return spec if len(spec) <= 72 else spec[:68] + " ..."
 
 
 @value_class

@@ -313,30 +313,25 @@ def read_pyproject(path: str, data: bytes, ecosystem: Ecosystem | None = None) -
     return model
 
 
-def requirement_lines(text: str) -> list[tuple[int, str]]:
-    """(line index, requirement text) of each requirement line, options and comments left out."""
-    out: list[tuple[int, str]] = []
-    for index, line in enumerate(text.splitlines()):
-        stripped = re.sub(r"(^|\s)#.*$", "", line).strip().rstrip("\\").strip()
-        if not stripped or stripped.startswith("-"):
-            continue
-        stripped = re.split(r"\s--hash", stripped)[0].strip()
-        out.append((index, stripped))
-    return out
-
-
 def read_requirements(path: str, data: bytes) -> ManifestModel:
+    """requirements*.txt / requirements*.in: every line an entry (requirements_file.py), keyed
+    ("requirements", name or location) or ("options", option)."""
+    from worktree_coord.consolidate.requirements_file import entries
     from worktree_coord.consolidate.textformat import refuse_conflict_markers
 
     refuse_conflict_markers(path, data)
     model = ManifestModel(Ecosystem.PIP_TOOLS)
-    for _, text in requirement_lines(data.decode("utf-8")):
-        name, value = pep508(text, path)
-        key = ("requirements", name)
-        if key in model.deps:
-            key = ("requirements", f"{name}; {value.markers}")
-        model.deps[key] = value
+    for entry in entries(_decoded(path, data), path):
+        model.deps[entry.key] = entry.value
     return model
+
+
+def _decoded(path: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ManifestParseError(f"{path} is not UTF-8 (byte {exc.start}), which consolidation reads requirements files as",
+                                 fix=f"save {path} as UTF-8") from None
 
 
 # -------------------------------------------------------------------------------------------- Go
@@ -451,14 +446,19 @@ def read_pom(path: str, data: bytes) -> ManifestModel:
     """pom.xml: each dependency keyed by ("dependencies" or "dependencyManagement", its
     groupId:artifactId[:type[:classifier]]), its version the spec (`${guava.version}` as written) and
     scope, optional and exclusions its options; `<modules>` the members; the project's `<version>`;
-    each `<properties>` entry a setting `properties.NAME` and every other top-level element (`<build>`,
-    `<profiles>`, `<parent>`) a setting carried whole, as written."""
-    from worktree_coord.consolidate.pom import element_text, read_facts
+    each `<properties>` entry a setting `properties.NAME`, each plugin of `<build>` a setting
+    `build.plugins."groupId:artifactId"` (`build.pluginManagement.plugins...` likewise) and every
+    other child of `<build>` and top-level element (`<profiles>`, `<parent>`) a setting carried whole,
+    as written."""
+    from worktree_coord.consolidate.pom import build_document, element_text, read_facts
 
     facts = read_facts(path, data)
+    data = facts.text                  # the file as UTF-8, whatever it is written in
     document: dict[str, Any] = {}      # in the file's order: a new element's neighbour is read from it
     for element in facts.root.children:
-        if element.name in facts.others:
+        if element.name == "build":
+            document["build"] = build_document(data, element)     # plugins key by key
+        elif element.name in facts.others:
             document[element.name] = element_text(data, element)
         elif element.name == "properties":
             document["properties"] = {name: found.text.strip() for name, found in facts.properties.items()}

@@ -8,7 +8,8 @@ Invariants:
 - the result does not depend on the order of the input intents (everything is sorted by key, task
   and intent id before folding);
 - equal specs merge into one change; nested ranges keep the narrower one with a warning; partial
-  overlaps write the conjunction when the syntax has one (with a warning); disjoint ranges,
+  overlaps write the conjunction when the syntax has one (with a warning); extras that tasks
+  changed from one value merge as a set edit, also on top of extras applied since; disjoint ranges,
   undecidable ranges, add vs remove, different sources or attributes, one package in two
   exclusive groups, one crate under two names, and a stale base value are conflicts;
 - in a single-version workspace (uv; version_rules.py) a planned range must also meet, or be rejected naming the
@@ -79,7 +80,7 @@ class Change:
 
     def to_json(self) -> dict[str, Any]:
         return {"intent": self.intent.to_json(), "tasks": list(self.tasks),
-                "intent_ids": [i.intent_id for i in self.sources]}
+                "intent_ids": [i.intent_id for i in self.sources], "summary": self.intent.summary()}
 
 
 @value_class
@@ -237,6 +238,7 @@ def _fold(group: list[Intent], warnings: list[str]) -> tuple[Intent | None, Inte
             "decide which task's change stands and drop the other intent")
     if removing:
         return removing[0], None
+    setting = _extras_merged(setting, warnings)
     first = setting[0]
     for other in setting[1:]:
         if other.source != first.source:
@@ -300,6 +302,55 @@ def _fold(group: list[Intent], warnings: list[str]) -> tuple[Intent | None, Inte
     return chosen, None
 
 
+def _extras(encoded: str | None) -> frozenset[str] | None:
+    """The extras of a dependency's encoded value (None: no dependency there)."""
+    if encoded is None:
+        return None
+    _, rest = _spec_and_rest(encoded)
+    return frozenset(rest.get("extras", ())) if isinstance(rest, dict) else None
+
+
+def _but_extras(encoded: str | None) -> Any:
+    spec, rest = _spec_and_rest(encoded) if encoded is not None else (None, None)
+    return spec, {k: v for k, v in rest.items() if k != "extras"} if isinstance(rest, dict) else rest
+
+
+def _with_extras(intent: Intent, extras: Iterable[str], **changes: Any) -> Intent:
+    """The intent asking for `extras` instead of its own; the text the task wrote no longer says it."""
+    return dataclasses.replace(intent, extras=tuple(sorted(extras)), **changes,
+                               placement=tuple((k, v) for k, v in intent.placement if k != "text"))
+
+
+def _extras_merged(setting: list[Intent], warnings: list[str]) -> list[Intent]:
+    """Tasks that each changed the extras of one dependency from the same value (httpx's `-e
+    .[brotli,cli]`: one adds `zstd`, another `socks`): both edits stand, as a set edit of the extras
+    (what either task took out goes, what either added comes). Anything else about the dependency
+    the fold compares as before."""
+    deps = [i for i in setting if i.op in (Op.ADD_DEP, Op.SET_SPEC)]
+    if len(deps) < 2 or len(deps) != len(setting) or len({i.extras for i in deps}) == 1 \
+            or len({i.expected_before for i in deps}) != 1 \
+            or len({(i.source, i.features, i.markers, i.package, i.options) for i in deps}) != 1:
+        return setting
+    base = _extras(deps[0].expected_before) or frozenset()
+    removed = set().union(*(base - set(i.extras) for i in deps))
+    merged = (base | set().union(*(set(i.extras) for i in deps))) - removed
+    warnings.append(f"{_where(deps[0].key)}: merged the extras of tasks {', '.join(sorted({i.task for i in deps}))} "
+                    f"into [{', '.join(sorted(merged))}]")
+    return [_with_extras(i, merged) for i in deps]
+
+
+def _rebased_extras(intent: Intent, current: str | None) -> Intent | None:
+    """The intent on top of a current value that differs from what the task saw only in its extras
+    (an earlier consolidation applied another task's extras): its own extras edit, applied to them."""
+    if intent.op not in (Op.ADD_DEP, Op.SET_SPEC) or current is None or intent.expected_before is None:
+        return None
+    if _but_extras(intent.expected_before) != _but_extras(current):
+        return None
+    base, now = _extras(intent.expected_before) or frozenset(), _extras(current) or frozenset()
+    mine = set(intent.extras)
+    return _with_extras(intent, (now | (mine - base)) - (base - mine), expected_before=current)
+
+
 def _exclusive(ecosystem: Ecosystem, a: str, b: str) -> bool:
     """Whether one package in groups `a` and `b` of one manifest is a collision."""
     if a == b:
@@ -347,6 +398,8 @@ def plan(intents: Iterable[Intent], tree_reader: TreeReader, *,
                 done.append(intent)
             elif intent.op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER) or same_value(intent, intent.expected_before, current):
                 fresh.append(intent)
+            elif (rebased_dep := _rebased_extras(intent, current)) is not None:
+                fresh.append(rebased_dep)
             elif intent.op == Op.SET_KEY and (rebased := settings.merge_lists(intent.expected_before, current,
                                                                                intent.spec)) is not None:
                 # The array changed since the task's base (an earlier consolidation applied another

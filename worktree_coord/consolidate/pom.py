@@ -14,8 +14,12 @@ inserts bytes between positions it read, and everything else stays as it was, by
 
 from __future__ import annotations
 
+import codecs
+import posixpath
+import re
 import xml.parsers.expat
 from dataclasses import field
+from typing import Callable
 
 from worktree_coord.consolidate.textformat import ManifestParseError
 
@@ -69,10 +73,51 @@ def _tag_end(data: bytes, start: int) -> int:
     return len(data)
 
 
+_DECLARATION = re.compile(rb"""^(?:\xef\xbb\xbf)?\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
+
+
+def declared_encoding(path: str, data: bytes) -> str:
+    """The encoding a pom.xml is written in: its XML declaration's (`encoding="ISO-8859-1"`), UTF-16
+    by its byte order mark, else XML's default, UTF-8; Python's name for it."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    match = _DECLARATION.match(data)
+    name = match.group(1).decode("ascii") if match else "utf-8"
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        raise ManifestParseError(f"{path} declares the encoding {name!r}, which Python does not know",
+                                 fix=f"name an encoding such as UTF-8 or ISO-8859-1 in the XML declaration of {path}, "
+                                     "or save it as UTF-8") from None
+
+
+def as_utf8(path: str, data: bytes) -> tuple[bytes, str]:
+    """The file's text as UTF-8 bytes (what the positions of `parse` index) and the encoding to
+    write it back in (`from_utf8`). A pom.xml is read in the encoding it declares (a Latin-1 pom of
+    an older project raised UnicodeDecodeError, an internal error); bytes that are not that
+    encoding are refused, naming the file, the byte and the fix."""
+    encoding = declared_encoding(path, data)
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        said = "as its XML declaration says" if _DECLARATION.match(data) else "(it declares no encoding: XML's default)"
+        raise ManifestParseError(
+            f"{path} is not {encoding} {said}: byte {exc.start} ({data[exc.start:exc.start + 1]!r}) does not decode",
+            fix=f"save {path} as {encoding}, or name the encoding it is written in in its XML declaration "
+                f"(<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>)") from None
+    return (data if encoding == "utf-8" else text.encode("utf-8")), encoding
+
+
+def from_utf8(data: bytes, encoding: str) -> bytes:
+    """UTF-8 bytes back in the file's own encoding; a character it cannot hold becomes a character
+    reference (`&#8364;`), which every XML reader reads as the character."""
+    return data if encoding == "utf-8" else data.decode("utf-8").encode(encoding, "xmlcharrefreplace")
+
+
 def parse(path: str, data: bytes) -> Element:
-    """The root element of an XML file, every element with its byte span; a file that is not
-    well-formed XML is refused (`ManifestParseError`), naming the line."""
-    parser = xml.parsers.expat.ParserCreate()
+    """The root element of an XML file given as UTF-8 bytes (`as_utf8`), every element with its
+    byte span; a file that is not well-formed XML is refused (`ManifestParseError`), naming the line."""
+    parser = xml.parsers.expat.ParserCreate("UTF-8")   # the bytes are UTF-8 whatever the declaration says
     stack: list[Element] = []
     root: list[Element] = []
 
@@ -120,13 +165,53 @@ class PomDependency:
 @value_class
 class PomFacts:
     root: Element
+    text: bytes                # the file as UTF-8, which the elements' positions index
+    encoding: str              # the file's own encoding (pom.from_utf8 writes it back in it)
     coordinates: str | None    # groupId:artifactId (the groupId may be the parent's)
     parent: str | None         # the parent's groupId:artifactId
+    parent_path: str | None    # the parent's <relativePath> as written (None: not written)
     version: str | None
     dependencies: dict[str, dict[str, PomDependency]]   # "dependencies" | "dependencyManagement" -> key -> it
     modules: list[str]
     properties: dict[str, Element]
     others: dict[str, Element]  # every other top-level element, by name
+
+
+# The groupId of a `<plugin>` that writes none (Maven's default for plugins).
+DEFAULT_PLUGIN_GROUP = "org.apache.maven.plugins"
+
+
+def plugin_key(element: Element) -> str:
+    """A `<plugin>`'s groupId:artifactId, as Maven keys it (the groupId defaulting to Maven's own)."""
+    return f"{element.child_text('groupId') or DEFAULT_PLUGIN_GROUP}:{element.child_text('artifactId') or ''}"
+
+
+def build_document(data: bytes, build: Element) -> dict | str:
+    """`<build>` as settings read it: its plugins (in `<plugins>` and in `<pluginManagement>`'s)
+    keyed by groupId:artifactId, each as written, every other child whole, as written; so two tasks
+    changing different plugins change different keys. A `<build>` that cannot be keyed so (a child
+    or a plugin twice) stays one value, its text."""
+    def keyed(holder: Element) -> dict | None:
+        out: dict = {}
+        for child in holder.children:
+            if child.name == "plugins":
+                plugins = {plugin_key(p): element_text(data, p) for p in child.all("plugin")}
+                if len(plugins) != len(child.children):
+                    return None       # a plugin twice, or something else among them
+                value: object = plugins
+            elif child.name == "pluginManagement" and holder is build:
+                value = keyed(child)
+                if value is None:
+                    return None
+            else:
+                value = element_text(data, child)
+            if child.name in out:
+                return None
+            out[child.name] = value
+        return out
+
+    found = keyed(build)
+    return element_text(data, build) if found is None else found
 
 
 def dependency_key(element: Element) -> str:
@@ -159,6 +244,8 @@ def dependency_list(project: Element, group: str) -> Element | None:
 
 
 def read_facts(path: str, data: bytes) -> PomFacts:
+    """What the pom.xml `data` (its bytes as stored, in any encoding it declares) says."""
+    data, encoding = as_utf8(path, data)
     project = parse(path, data)
     if project.name != "project":
         raise ManifestParseError(f"{path}: the root element is <{project.name}>, not <project>",
@@ -196,8 +283,11 @@ def read_facts(path: str, data: bytes) -> PomFacts:
         others[element.name] = element
     return PomFacts(
         root=project,
+        text=data,
+        encoding=encoding,
         coordinates=f"{group}:{artifact}" if group and artifact else None,
         parent=parent_key,
+        parent_path=parent.child_text("relativePath") if parent is not None else None,
         version=project.child_text("version"),
         dependencies=dependencies,
         modules=[m.text.strip() for m in modules_element.all("module")] if modules_element is not None else [],
@@ -207,7 +297,7 @@ def read_facts(path: str, data: bytes) -> PomFacts:
 
 
 def element_text(data: bytes, element: Element) -> str:
-    """The element as written, from the start of its line when only its indentation precedes it
+    """The element as written (`data`: the file as UTF-8, `PomFacts.text`), from the start of its line when only its indentation precedes it
     there (the column it was written at travels with it) to the end of its end tag."""
     line = data.rfind(b"\n", 0, element.start) + 1
     start = line if not data[line:element.start].strip() else element.start
@@ -217,5 +307,41 @@ def element_text(data: bytes, element: Element) -> str:
 def outside_project(path: str, data: bytes) -> bytes:
     """What a pom.xml holds around its `<project>`'s content: the XML declaration, comments before
     it, the start tag with its attributes (namespaces, schema location) and the end tag."""
+    data = as_utf8(path, data)[0]
     project = parse(path, data)
     return data[:project.content_start] + data[project.content_end:]
+
+
+def _folder_of(folder: str, target: str) -> str:
+    """The folder a `<module>` or `<relativePath>` written in `folder`'s pom.xml names ("" = the
+    repository's root): a path to a folder or to a pom file in it."""
+    target = target.strip().replace("\\", "/")
+    joined = posixpath.normpath(posixpath.join(folder or ".", target))
+    if joined.endswith(".xml"):
+        joined = posixpath.dirname(joined)
+    return "" if joined in (".", "") else joined
+
+
+def build_folders(root: str, read: Callable[[str], bytes | None]) -> list[str]:
+    """The folders of the Maven build whose aggregator is `root`'s pom.xml, `root` first: its
+    `<modules>`, theirs in turn, and the parents they name by `<parent><relativePath>`. Only these
+    are the build's: a pom.xml in a folder below that none declares (an example, a test fixture,
+    a separate build) is not. `read(path)` gives a file's bytes (None: absent); a pom.xml that does
+    not parse declares nothing."""
+    found, queue = [root], [root]
+    while queue:
+        folder = queue.pop(0)
+        data = read(posixpath.join(folder, "pom.xml") if folder else "pom.xml")
+        try:
+            facts = read_facts(f"{folder}/pom.xml", data) if data is not None else None
+        except ManifestParseError:
+            facts = None
+        if facts is None:
+            continue
+        named = [*facts.modules, *([facts.parent_path] if facts.parent_path else [])]
+        for target in named:
+            inner = _folder_of(folder, target)
+            if inner not in found and read(posixpath.join(inner, "pom.xml") if inner else "pom.xml") is not None:
+                found.append(inner)
+                queue.append(inner)
+    return found

@@ -15,6 +15,7 @@ import enum
 from dataclasses import field
 from typing import Any
 
+from worktree_coord.consolidate.intent import Intent
 from worktree_coord.consolidate.planning import Change, IntentConflict
 
 from ..frozen import value_class
@@ -72,6 +73,10 @@ class RootResult:
     tool_runs: tuple[dict[str, Any], ...] = ()
     intent_ids: tuple[str, ...] | None = None          # the intents this result stands for (None: all of its root's)
     tool: str = ""      # what the root's project uses, when it is not its ecosystem's name (a setuptools project: uv's)
+    # The relocks tasks asked for (a member manifest or a lockfile they changed): listed in the output
+    # beside the applied intents, each with its task and what it changed, so no ecosystem's says only
+    # "changed Cargo.lock".
+    relocks: tuple[Intent, ...] = ()
 
     @property
     def label(self) -> str:
@@ -88,6 +93,8 @@ class RootResult:
             "conflicts": [c.to_json() for c in self.conflicts], "culprits": [c.to_json() for c in self.culprits],
             "warnings": list(self.warnings), "lock_diff": self.lock_diff.to_json(), "error": self.error,
             "edit_methods": dict(self.edit_methods), "tool_runs": list(self.tool_runs),
+            "relocks": [{"intent_id": i.intent_id, "task": i.task, "manifest": i.manifest, "summary": i.summary()}
+                        for i in self.relocks],
         }
 
 

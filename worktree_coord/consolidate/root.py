@@ -265,8 +265,9 @@ def consolidate_root(
     tool = "" if tool == eco.value else tool
 
     def result(state: RootState, **fields) -> RootResult:
+        relocks = tuple(i for i in intents if i.op == Op.RELOCK)   # named in the output with what asked for each
         return RootResult(eco.value, root, state, tool_runs=tuple(r.to_json() for r in adapter.runs), tool=tool,
-                          **fields)
+                          relocks=relocks, **fields)
 
     # pip-compile writes requirements.txt from requirements.in; a root without one keeps its
     # requirements.txt by hand (httpx pins its tooling there): it is edited, nothing is compiled.

@@ -24,7 +24,9 @@ from worktree_coord.consolidate.textformat import ManifestParseError
 
 from ..frozen import value_class
 
-UNINSTALLED_GROUPS = ("peerDependencies", "optionalDependencies")
+# Groups whose entries no lockfile records as installed packages (a requirements file's option lines:
+# `--index-url URL` names where packages come from, not a package).
+UNINSTALLED_GROUPS = ("peerDependencies", "optionalDependencies", "options")
 
 
 @value_class

@@ -84,7 +84,7 @@ class ConsolidationOperations(CoordinatorBase):
         if base is None and manifest not in paths:
             raise NotFoundError(f"{manifest} is not in the run's pinned commit {run.base[:12]}",
                                 fix="name a manifest path relative to the repository root, e.g. pyproject.toml")
-        root = find_root(manifest, paths)
+        root = find_root(manifest, paths, lambda name: self.git.file_at(run.base, name))
         try:
             intent = declare_intent(manifest, base, task=task_id, op=op, name=name, spec=spec, group=group,
                                     root=root, base_commit=run.base, rationale=rationale,

@@ -383,12 +383,12 @@ def consolidation_report(result: ConsolidationReport) -> str:
         commit = f" commit {root['commit'][:12]}" if root.get("commit") else ""
         lines.append(f"  {root.get('tool') or root['ecosystem']:<9} {where:<20} {root['state']}{commit}")
         for change in root.get("applied", []):
-            intent = change["intent"]
-            spec = f" {intent['spec']}" if intent.get("spec") and intent['spec'] != intent['name'] else ""
-            if len(spec) > 72:   # a whole table or a long array: its start says which; the file holds it all
-                spec = spec[:68] + " ..."
-            lines.append(f"      applied {intent['op']} {intent['name']}{spec} in {intent['manifest']} "
+            # (the summary cuts a whole table or a long array to its start: the file holds it all)
+            lines.append(f"      applied {change['summary']} in {change['intent']['manifest']} "
                          f"(from {', '.join(change['tasks'])})")
+        for relock in root.get("relocks", []):
+            done = "applied" if root["state"] in ("applied", "unchanged") else "asked"
+            lines.append(f"      {done} {relock['summary']} (from {relock['task']})")
         for path in root["files_changed"]:
             lines.append(f"      changed {path}")
         for conflict in root["conflicts"]:

@@ -1,6 +1,7 @@
 """pom.xml edits as text edits anchored on parsed positions (consolidate/pom.py): a dependency of
 `<dependencies>` or `<dependencyManagement>`, a `<module>`, the project's `<version>`, a
-`<properties>` entry, and any other top-level element as a whole block.
+`<properties>` entry, a plugin of `<build>` (or of its `<pluginManagement>`) or another child of
+`<build>`, and any other top-level element as a whole block.
 
 Only the bytes of the element an intent names change: the XML declaration, comments, blank lines,
 attribute quoting and indentation of everything else stay as they were. A new element goes where
@@ -15,7 +16,8 @@ from xml.sax.saxutils import escape
 
 from worktree_coord.consolidate.edits.placement import slot
 from worktree_coord.consolidate.intent import Intent, Op
-from worktree_coord.consolidate.pom import Element, dependency_key, dependency_list, parse
+from worktree_coord.consolidate.pom import (Element, as_utf8, dependency_key, dependency_list, from_utf8, parse,
+                                            plugin_key)
 from worktree_coord.consolidate.settings import decode, parse_key
 from worktree_coord.errors import EditError
 
@@ -215,10 +217,13 @@ def _edit_setting(path: str, data: bytes, project: Element, intent: Intent, unit
         keys = [child.name for child in holder.children]
         index = slot(keys, _placed(intent, where), parts[1], sorted_in_order=False)
         return _insert(data, holder, block, index, unit)
+    if parts[0] == "build" and len(parts) > 1:
+        return _edit_in_build(data, project, intent, parts, value, where, unit)
     if len(parts) != 1:
-        raise EditError(f"{path}: intent {intent.intent_id} names {intent.name}, which is no property or "
-                        "top-level element of a pom.xml",
-                        fix="name a property as properties.NAME or a top-level element (build, profiles...)")
+        raise EditError(f"{path}: intent {intent.intent_id} names {intent.name}, which is no property, "
+                        "plugin or top-level element of a pom.xml",
+                        fix='name a property as properties.NAME, a plugin as build.plugins."GROUP:ARTIFACT", '
+                            "or a top-level element (build, profiles...)")
     current = project.child(parts[0])
     if intent.op == Op.REMOVE_KEY:
         return _remove(data, current) if current is not None else data
@@ -228,6 +233,58 @@ def _edit_setting(path: str, data: bytes, project: Element, intent: Intent, unit
     keys = [child.name for child in project.children]
     index = slot(keys, _placed(intent, where), parts[0], sorted_in_order=False)
     return _insert(data, project, block, index, unit)
+
+
+def _child_at(holder: Element, part: str) -> Element | None:
+    """The child of `holder` a key part names: a plugin of `<plugins>` by groupId:artifactId, else
+    the element of that name."""
+    if holder.name == "plugins":
+        return next((p for p in holder.all("plugin") if plugin_key(p) == part), None)
+    return holder.child(part)
+
+
+def _block(name: str, value: object, unit: bytes) -> str:
+    """An element as a setting carries it: its text as written, or (a table: an element that was
+    empty, `<plugins/>`) built from its children's texts."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, dict) or not value:
+        return f"<{name}/>"
+    inner = "\n".join(_reindent(_block(key, item, unit), unit).decode() for key, item in value.items())
+    return f"<{name}>\n{inner}\n</{name}>"
+
+
+def _edit_in_build(data: bytes, project: Element, intent: Intent, parts: tuple[str, ...], value: object,
+                   where: dict, unit: bytes) -> bytes:
+    """A plugin of `<build>` (`build.plugins."g:a"`, `build.pluginManagement.plugins."g:a"`) or
+    another child of it, set or removed; the containers on the way are made when missing."""
+    chain = [project]
+    for part in parts:
+        found = _child_at(chain[-1], part)
+        if found is None:
+            break
+        chain.append(found)
+    missing = parts[len(chain) - 1:]
+    if not missing:
+        target = chain[-1]
+        if intent.op == Op.REMOVE_KEY:
+            return _remove(data, target)
+        block = _block(parts[-1], value, unit)
+        return _splice(data, target.start, target.end, _reindent(block, _indent(data, target), _eol(data)).lstrip())
+    if intent.op == Op.REMOVE_KEY:
+        return data
+    block = _block(parts[-1], value, unit)
+    for name in reversed(missing[:-1]):
+        block = f"<{name}>\n" + _reindent(block, unit).decode() + f"\n</{name}>"
+    parent = chain[-1]
+    if len(missing) == 1:          # the parent holds its siblings: where the task wrote it
+        keys = [plugin_key(c) if parent.name == "plugins" else c.name for c in parent.children]
+        index = slot(keys, _placed(intent, where), parts[-1], sorted_in_order=False)
+    elif parent is project:
+        index = _index_after(data, project, ("reporting", "profiles", "repositories", "pluginRepositories"))
+    else:
+        index = len(parent.children)
+    return _insert(data, parent, block, index, unit)
 
 
 def _placed(intent: Intent, where: dict) -> Intent:
@@ -240,6 +297,12 @@ def _placed(intent: Intent, where: dict) -> Intent:
 
 
 def edit(path: str, data: bytes, intent: Intent) -> bytes:
+    """The pom.xml `data` with the intent applied, in the encoding the file declares."""
+    data, encoding = as_utf8(path, data)
+    return from_utf8(_edit(path, data, intent), encoding)
+
+
+def _edit(path: str, data: bytes, intent: Intent) -> bytes:
     project = parse(path, data)
     unit = _unit(data, project)
     op = intent.op

@@ -1,45 +1,74 @@
-"""requirements*.in / requirements*.txt edits: one line per requirement, everything else kept as is."""
+"""requirements*.in / requirements*.txt edits: one entry (a logical line: a requirement, an editable or
+path install, an option) per intent, everything else kept as is (requirements_file.py reads them)."""
 
 from __future__ import annotations
 
+import re
+
+from worktree_coord.consolidate.edits.placement import slot, written_text
 from worktree_coord.consolidate.edits.pyproject import requirement_text
 from worktree_coord.consolidate.intent import Intent, Op
-from worktree_coord.consolidate.manifests import pep508, requirement_lines
+from worktree_coord.consolidate.requirements_file import OPTIONS_GROUP, REQUIREMENTS_GROUP, entries, entry_text
+from worktree_coord.consolidate.textformat import ManifestParseError
 from worktree_coord.errors import EditError
 
 
 def edit(path: str, data: bytes, intent: Intent) -> bytes:
     if intent.op not in (Op.ADD_DEP, Op.SET_SPEC, Op.REMOVE_DEP):
         raise EditError(f"{path}: intent {intent.intent_id} ({intent.op.value}) has no requirements-file form")
+    if intent.group not in (REQUIREMENTS_GROUP, OPTIONS_GROUP):
+        raise EditError(f"{path}: intent {intent.intent_id} names the group {intent.group!r}",
+                        fix=f"a requirements file's groups are {REQUIREMENTS_GROUP} and {OPTIONS_GROUP}")
     text = data.decode("utf-8")
     eol = "\r\n" if "\r\n" in text else "\n"
     lines = text.splitlines()
     final_newline = text.endswith(("\n", "\r"))
-    hits = []
-    for index, requirement in requirement_lines(text):
-        name, value = pep508(requirement, path)
-        if name == intent.name or f"{name}; {value.markers}" == intent.name:
-            hits.append(index)
+    found = entries(text, path)
+    hits = [e for e in found if e.key == (intent.group, intent.name)]
     if intent.op == Op.REMOVE_DEP:
-        for index in reversed(hits):
-            del lines[index]
-    elif hits:
-        line = lines[hits[0]]
-        comment = line[line.index(" #"):] if " #" in line else ""
-        lines[hits[0]] = requirement_text(intent) + comment
-        for index in reversed(hits[1:]):
-            del lines[index]
+        for entry in reversed(hits):
+            del lines[entry.start:entry.end]
     else:
-        new = requirement_text(intent)
-        # Ordered by name, not by line: `pytest==8.3.5` comes before `pytest-xdist==3.6.1`.
-        reqs = [(i, pep508(r, path)[0].lower()) for i, r in requirement_lines(text)]
-        if reqs and [r for _, r in reqs] == sorted(r for _, r in reqs):
-            after = [i for i, r in reqs if r <= intent.name.lower()]
-            position = after[-1] + 1 if after else reqs[0][0]
-            lines.insert(position, new)
+        new = _entry_lines(path, intent, hits[0].value.text if hits else None)
+        if hits:
+            entry = hits[0]
+            first = lines[entry.start]
+            # a comment after a one-line entry stays with it
+            comment = first[first.index(" #"):] if entry.end - entry.start == 1 and " #" in first else ""
+            new[-1] += comment
+            lines[entry.start:entry.end] = new
         else:
-            lines.append(new)
+            group = [e for e in found if e.key[0] == intent.group]
+            if group:
+                at = slot([e.key[1] for e in group], intent, intent.name)
+                position = group[at].start if at < len(group) else group[-1].end
+            elif intent.group == OPTIONS_GROUP and found:
+                position = found[0].start        # options first, as pip-compile writes them
+            else:
+                position = len(lines)
+            lines[position:position] = new
     out = eol.join(lines)
     if final_newline or not text:
         out += eol
     return out.encode("utf-8")
+
+
+def _entry_lines(path: str, intent: Intent, replaced: str | None) -> list[str]:
+    """The lines of the intent's entry: as the task wrote it when that reads as the intended value
+    (hashes aside: they are written one a line), else built from the intent."""
+    from worktree_coord.consolidate.planning import intent_dep_value
+
+    options = dict(intent.options)
+    written = written_text(intent)
+    if written is not None and not options.get("hashes"):
+        try:
+            read = entries(written, path)
+        except ManifestParseError:
+            read = []
+        if len(read) == 1 and read[0].key[0] == intent.group and read[0].value == intent_dep_value(intent):
+            return [written]
+    # an option keeps its spelling (`-i`): the replaced line's, else the task's
+    option = re.match(r"-{1,2}[A-Za-z][\w-]*", replaced or written or "") if intent.group == OPTIONS_GROUP else None
+    spelled = option.group(0) if option else None
+    return entry_text(intent.name, intent.group, intent.spec, intent.extras, intent.markers,
+                      dict(intent.source or ()), options, requirement_text(intent), written_option=spelled)
