@@ -38,13 +38,22 @@ _WORD = re.compile(rb"[A-Za-z_]\w*")
 
 @functools.lru_cache(maxsize=65536)
 def package_key(path: str) -> str | None:
-    """The package whose top-level names `path` shares (its folder for Go, LINKED for C and C++),
-    None where its names are its own file's."""
+    """The package whose top-level names `path` shares (its folder for Go, LINKED for C and C++,
+    LINKED:csharp for C#), None where its names are its own file's."""
     profile = profile_for_path(path)
     package = profile.semantic.package if profile is not None else "file"
     if package == "directory":
         return posixpath.dirname(path)
-    return LINKED if package == "linked" else None
+    if package != "linked":
+        return None
+    # A language whose names are reached by namespace (C#, profile `namespaces`) links only with
+    # itself: a C function is no C# method, whatever their names.
+    return f"{LINKED}:{profile.name}" if profile.semantic.namespaces else LINKED  # type: ignore[union-attr]
+
+
+def is_linked(key: str | None) -> bool:
+    """Whether a package key (`package_key`) is a linked language's one package."""
+    return key is not None and key.startswith(LINKED)
 
 
 def file_local(path: str, data: bytes, definition: "Definition") -> bool:

@@ -208,6 +208,8 @@ class SignatureRules:
     when a token of `token_unknown` (a closure's `|`, generics' `<`, a macro's `$`) stands among them.
     `empty_unknown`: an empty parameter list takes any arguments (C's `f()`, before C23); `none`:
     the text of a lone parameter that means the function takes none (C's `f(void)`).
+    `default_tokens`: tokens that give a counted parameter a default where no field holds it (C#'s
+    `int x = 1`: its `=`): such a parameter makes the count unknown, as a `defaults` field does.
     `optional`: parameter kinds a call may leave out (Python's `sep="-"`): counted between the
     fewest and the most arguments a call passes; a counted parameter after one makes the count
     unknown. `transparent`: decorators that keep what a function takes (Python's `functools.lru_cache`), by
@@ -230,6 +232,7 @@ class SignatureRules:
     transparent: frozenset[str] = frozenset()
     optional: frozenset[str] = frozenset()
     empty_unknown: bool = False     # an empty list takes any arguments (C's `f()` before C23)
+    default_tokens: frozenset[str] = frozenset()   # a counted parameter holding one has a default (C#'s `=`)
     none: str = ""                  # the text of a lone parameter that means none (C's `void`)
 
     @property
@@ -374,7 +377,11 @@ class SemanticRules:
     (C's `static`); `partial_parse`: a version the parser does not read cleanly is read outside its
     ERROR nodes, and a name written inside one is never taken as removed (C's macros defeat the
     parser in most real files). `silent`: a query whose `@silent` nodes hold no use of a name (C's
-    `#if defined(X)`: a macro undefined there reads as 0, no break).
+    `#if defined(X)`: a macro undefined there reads as 0, no break). `namespaces`: a query over a
+    file's namespaces and namespace imports (C#: `@namespace`, `@namespace.rest`, `@namespace.name`,
+    `@using`, `@using.global`, `@using.static`; merge/checks/namespaces.py): a linked language's
+    definition is seen only by a use inside its namespace, in a file importing it, or spelling it
+    (`N.T`), and its package is its own language's, not C's.
     """
 
     tags: tuple[str, ...] = ()
@@ -428,6 +435,7 @@ class SemanticRules:
     file_local: str = ""                            # a pattern of a definition's text before its name: its file's alone (C's `static`)
     partial_parse: bool = False                     # a version with ERROR nodes is read outside them (C's macros): linked.py
     silent: str = ""                                # a query: `@silent` nodes no name inside is a use in (C's `#if X`)
+    namespaces: str = ""                            # a query: a file's namespaces and `using`s (C#): namespaces.py
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -455,10 +463,10 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name", "all_members", "own_kinds", "file_local",
-                  "partial_parse", "silent"}
+                  "partial_parse", "silent", "namespaces"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
-                   "transparent", "optional", "empty_unknown", "none"}
+                   "transparent", "optional", "empty_unknown", "none", "default_tokens"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
                  "source_folders", "entries", "dependency_fields", "source_roots"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
@@ -1029,6 +1037,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
         own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
         partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
+        namespaces=text("namespaces", ""),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
@@ -1131,7 +1140,8 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
                           spread=frozenset(strings("spread")), token_lists=frozenset(strings("token_lists")),
                           token_unknown=frozenset(strings("token_unknown")),
                           transparent=frozenset(strings("transparent")), optional=frozenset(strings("optional")),
-                          empty_unknown=raw.get("empty_unknown", False), none=raw.get("none", ""))
+                          empty_unknown=raw.get("empty_unknown", False), none=raw.get("none", ""),
+                          default_tokens=frozenset(strings("default_tokens")))
 
 
 def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],

@@ -1,0 +1,215 @@
+"""C#'s names are reached by namespace: a branch removing or renaming one that another file still
+uses fails `wtc check`, naming every use.
+
+C# had no semantic profile: a task renaming a public method used by files of another namespace
+passed `wtc task check` and `wtc check` (names_unread said "NOT CHECKED ... csharp"), and the tree no
+longer compiled. Now every C# file is one compilation (merge/checks/linked.py, a package of C#'s
+own), and a definition is seen by a use inside its namespace, in a file that imports it (`using
+N;`, `global using N;`), or that spells it (`N.T`): merge/checks/namespaces.py. What must not
+block: a member a partial class's other part still defines; an overload removed while another
+remains; a type of the same name in another namespace the user imports; an extension method's
+call (its receiver is a parameter); a call passing fewer arguments than a method with optional
+parameters takes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.ci.ci_helpers import commit_all
+from tests.conftest import git, make_repo, write, wtc_in_process
+
+
+def branch(tmp_path: Path, files: dict[str, str], changed: dict[str, str], deleted: tuple[str, ...] = ()) -> Path:
+    """main holds `files`; the branch `feature` writes `changed` and deletes `deleted`."""
+    repo = make_repo(tmp_path / "repo", files)
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, changed)
+    for path in deleted:
+        (repo / path).unlink()
+    commit_all(repo, "feature")
+    return repo
+
+
+def check(repo: Path) -> dict:
+    return wtc_in_process(repo, "check", "--own", "**", "--head", "feature", "--target", "main")
+
+
+def uses(repo: Path) -> tuple[int, list[tuple[str, list[int], str, str]]]:
+    code, body = check(repo)
+    return code, sorted((u["use_path"], u["use_lines"], u["name"], u["definition_path"]) for u in body["left_behind"])
+
+
+SERIALIZER = """using System;
+
+namespace Acme.Core
+{
+    public class Serializer
+    {
+        public static string Serialize(object value) { return value.ToString(); }
+        public string Format(int indent) { return new string(' ', indent); }
+        public int Depth { get; set; }
+    }
+}
+"""
+CLIENT = """using System;
+using Acme.Core;
+
+namespace Acme.Web
+{
+    public class Client
+    {
+        public string Send(object body)
+        {
+            var s = new Serializer();
+            s.Depth = 2;
+            return Serializer.Serialize(body);
+        }
+    }
+}
+"""
+
+
+def test_a_public_method_renamed_is_left_behind_in_another_namespaces_file(tmp_path: Path) -> None:
+    repo = branch(tmp_path, {"src/Core/Serializer.cs": SERIALIZER, "src/Web/Client.cs": CLIENT},
+                  {"src/Core/Serializer.cs": SERIALIZER.replace("Serialize(object", "ToJson(object")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("src/Web/Client.cs", [12], "Serializer.Serialize", "src/Core/Serializer.cs")], found
+    _, body = check(repo)
+    assert body["names_unread"] == {}, "C# is read now: no caveat"
+    assert body["left_behind"][0]["replacement"] == "Serializer.ToJson"
+
+
+def test_a_class_removed_is_left_behind_where_it_is_newed(tmp_path: Path) -> None:
+    repo = branch(tmp_path, {"src/Core/Serializer.cs": SERIALIZER, "src/Web/Client.cs": CLIENT},
+                  {"src/Core/Serializer.cs": SERIALIZER.replace("class Serializer", "class JsonSerializer")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("src/Web/Client.cs", [10, 12], "Serializer", "src/Core/Serializer.cs")], found
+
+
+def test_a_property_renamed_is_left_behind_in_the_same_namespaces_file(tmp_path: Path) -> None:
+    """`Depth` renamed; a file of namespace Acme.Core (no `using`) reads it through `Serializer.Default`."""
+    holder = SERIALIZER.replace("        public int Depth { get; set; }\n",
+                                "        public int Depth { get; set; }\n        public static int MaxDepth { get; set; }\n")
+    reader = ("namespace Acme.Core\n{\n    static class Limits\n    {\n"
+              "        public static int Get() { return Serializer.MaxDepth; }\n    }\n}\n")
+    repo = branch(tmp_path, {"src/Core/Serializer.cs": holder, "src/Core/Limits.cs": reader},
+                  {"src/Core/Serializer.cs": holder.replace("MaxDepth", "DepthLimit")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("src/Core/Limits.cs", [5], "Serializer.MaxDepth", "src/Core/Serializer.cs")], found
+
+
+COLOR = "namespace Acme.Drawing\n{\n    public enum Color { Red, Green = 2, Blue }\n}\n"
+PAINTER = ("using Acme.Drawing;\n\nnamespace Acme.App\n{\n    class Painter\n    {\n"
+           "        Color Pick(bool warm) => warm ? Color.Red : Color.Blue;\n    }\n}\n")
+
+
+def test_an_enum_member_renamed_is_left_behind(tmp_path: Path) -> None:
+    repo = branch(tmp_path, {"Drawing/Color.cs": COLOR, "App/Painter.cs": PAINTER},
+                  {"Drawing/Color.cs": COLOR.replace("Red", "Crimson")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("App/Painter.cs", [7], "Color.Red", "Drawing/Color.cs")], found
+
+
+def test_a_type_of_another_namespace_the_user_imports_is_not_the_removed_one(tmp_path: Path) -> None:
+    """The repository's own `Acme.Util.Timer` removed; a file importing `System.Threading` (not
+    Acme.Util) means System's Timer; one spelling `Acme.Util.Timer` means the removed one (and the
+    namespace Acme.Util, gone with its only file)."""
+    timer = "namespace Acme.Util\n{\n    public class Timer { public void Start() { } }\n}\n"
+    system = ("using System.Threading;\n\nnamespace Acme.App\n{\n    class Clock\n    {\n"
+              "        Timer t = new Timer(null);\n    }\n}\n")
+    spelled = "namespace Acme.App\n{\n    class Watch\n    {\n        object t = new Acme.Util.Timer();\n    }\n}\n"
+    repo = branch(tmp_path, {"Util/Timer.cs": timer, "App/Clock.cs": system, "App/Watch.cs": spelled},
+                  {}, deleted=("Util/Timer.cs",))
+    code, found = uses(repo)
+    assert code == 1 and found == [("App/Watch.cs", [5], "Timer", "Util/Timer.cs"),
+                                   ("App/Watch.cs", [5], "Util", "Util/Timer.cs")], found
+
+
+def test_a_namespace_renamed_is_left_behind_where_a_using_names_it(tmp_path: Path) -> None:
+    repo = branch(tmp_path, {"Drawing/Color.cs": COLOR, "App/Painter.cs": PAINTER},
+                  {"Drawing/Color.cs": COLOR.replace("Acme.Drawing", "Acme.Graphics")})
+    code, found = uses(repo)
+    assert code == 1 and ("App/Painter.cs", [1], "Drawing", "Drawing/Color.cs") in found, found
+
+
+PARTIAL_A = ("namespace Acme.Core\n{\n    public partial class Store\n    {\n"
+             "        public void Put(string key) { }\n        public int Count() { return 0; }\n    }\n}\n")
+PARTIAL_B = "namespace Acme.Core\n{\n    public partial class Store\n    {\n    }\n}\n"
+STORE_USER = ("using Acme.Core;\n\nnamespace Acme.App\n{\n    static class Use\n    {\n"
+              "        public static void Run() { var s = new Store(); s.Put(\"k\"); Store.Equals(s, s); }\n"
+              "        public static int Count(Store s) { return s.Count(); }\n    }\n}\n")
+
+
+def test_a_partial_class_member_moved_to_the_other_part_is_not_removed(tmp_path: Path) -> None:
+    moved = PARTIAL_B.replace("    {\n    }\n", "    {\n        public void Put(string key) { }\n    }\n")
+    repo = branch(tmp_path, {"Core/Store.cs": PARTIAL_A, "Core/Store.Put.cs": PARTIAL_B, "App/Use.cs": STORE_USER},
+                  {"Core/Store.cs": PARTIAL_A.replace("        public void Put(string key) { }\n", ""),
+                   "Core/Store.Put.cs": moved})
+    assert uses(repo) == (0, [])
+
+
+OVERLOADS = ("namespace Acme.Core\n{\n    public static class Text\n    {\n"
+             "        public static string Pad(string s) { return s; }\n"
+             "        public static string Pad(string s, int width) { return s.PadLeft(width); }\n    }\n}\n")
+OVERLOAD_USER = ("using Acme.Core;\n\nnamespace Acme.App\n{\n    static class Show\n    {\n"
+                 "        public static string One() { return Text.Pad(\"a\", 3); }\n    }\n}\n")
+
+
+def test_an_overload_removed_while_another_remains_is_not_a_block(tmp_path: Path) -> None:
+    repo = branch(tmp_path, {"Core/Text.cs": OVERLOADS, "App/Show.cs": OVERLOAD_USER},
+                  {"Core/Text.cs": OVERLOADS.replace("        public static string Pad(string s) { return s; }\n", "")})
+    assert uses(repo) == (0, [])
+
+
+SIGNED = ("namespace Acme.Core\n{\n    public static class Text\n    {\n"
+          "        public static string Quote(string s) { return s; }\n"
+          "        public static string Wrap(string s, int width = 80) { return s; }\n"
+          "        public static string Join(this string s, string other) { return s + other; }\n"
+          "        public static string Many(params string[] parts) { return string.Concat(parts); }\n    }\n}\n")
+SIGNED_USER = ("using Acme.Core;\n\nnamespace Acme.App\n{\n    static class Show\n    {\n"
+               "        public static string One() { return Text.Quote(\"a\") + Text.Wrap(\"b\") + \"c\".Join(\"d\")"
+               " + Text.Many(\"e\", \"f\") + Text.Wrap(width: 3, s: \"g\"); }\n    }\n}\n")
+
+
+def test_a_method_given_a_required_parameter_is_left_behind_where_calls_pass_the_old_count(tmp_path: Path) -> None:
+    """`Quote(s)` now takes `(s, mark)`: the call passing one argument is named. Not: `Wrap` given
+    an optional parameter, an extension method's call, a `params` array, named arguments."""
+    changed = (SIGNED.replace("Quote(string s)", "Quote(string s, char mark)")
+               .replace("Wrap(string s, int width = 80)", "Wrap(string s, int width = 80, bool trim = false)")
+               .replace("Join(this string s, string other)", "Join(this string s, string other, string sep = \"\")")
+               .replace("Many(params string[] parts)", "Many(string first, params string[] parts)"))
+    repo = branch(tmp_path, {"Core/Text.cs": SIGNED, "App/Show.cs": SIGNED_USER}, {"Core/Text.cs": changed})
+    code, body = check(repo)
+    found = sorted((u["use_path"], u["use_lines"], u["name"], u["signature"], u["arguments"]) for u in body["left_behind"])
+    assert code == 1 and found == [("App/Show.cs", [7], "Text.Quote", True, 1)], found
+
+
+def test_task_check_finish_and_merge_block_a_csharp_rename_left_behind_and_a_call_added_meanwhile(tmp_path: Path) -> None:
+    """The lead's faces: `task check` of a task renaming a method still called in another namespace's
+    file says it would be refused, its finish does not merge; a task renaming a method nobody calls
+    merges, and a second task's new call of the old name is a semantic conflict at its merge."""
+    serializer = SERIALIZER.replace("        public int Depth", "        public static void Reset() { }\n        public int Depth")
+    repo = make_repo(tmp_path / "repo", {"src/Core/Serializer.cs": serializer, "src/Web/Client.cs": CLIENT})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, started = wtc_in_process(repo, "task", "start", "rename", "--run", "r", "--own", "src/Core/**")
+    assert code == 0, started
+    write(Path(started["worktree"]), {"src/Core/Serializer.cs": serializer.replace("Serialize(object", "ToJson(object")})
+    code, checked = wtc_in_process(repo, "task", "check", "rename", "--run", "r")
+    assert code == 1 and checked["left_behind_blocks"], checked
+    assert [(u["use_path"], u["name"]) for u in checked["left_behind"] if "use_path" in u] == \
+        [("src/Web/Client.cs", "Serializer.Serialize")]
+    code, finished = wtc_in_process(repo, "task", "finish", "rename", "--run", "r")
+    assert code == 1 and finished["state"] != "merged", finished
+
+    code, started = wtc_in_process(repo, "task", "start", "drop", "--run", "r", "--own", "src/Core/**")
+    write(Path(started["worktree"]), {"src/Core/Serializer.cs": serializer.replace("Reset()", "Clear()")})
+    code, user = wtc_in_process(repo, "task", "start", "user", "--run", "r", "--own", "src/Web/**")
+    write(Path(user["worktree"]), {"src/Web/Client.cs": CLIENT.replace("            s.Depth = 2;\n",
+                                                                       "            s.Depth = 2;\n            Serializer.Reset();\n")})
+    code, finished = wtc_in_process(repo, "task", "finish", "drop", "--run", "r")
+    assert code == 0 and finished["state"] == "merged", finished
+    code, finished = wtc_in_process(repo, "task", "finish", "user", "--run", "r")
+    assert code == 1 and finished["state"] == "conflict", finished
+    [conflict] = finished["conflicts"]
+    assert conflict["semantic"]["name"] == "Serializer.Reset" and conflict["semantic"]["use_path"] == "src/Web/Client.cs", conflict
