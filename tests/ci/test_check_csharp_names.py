@@ -213,3 +213,39 @@ def test_task_check_finish_and_merge_block_a_csharp_rename_left_behind_and_a_cal
     assert code == 1 and finished["state"] == "conflict", finished
     [conflict] = finished["conflicts"]
     assert conflict["semantic"]["name"] == "Serializer.Reset" and conflict["semantic"]["use_path"] == "src/Web/Client.cs", conflict
+
+
+SPLIT = """using System;
+
+namespace Acme.Linq
+{
+    public partial class Token : IEquatable<Token>
+#if HAVE_ICLONEABLE
+        , ICloneable
+#endif
+    {
+#pragma warning disable 618
+        public static Token Parse(string text) { return new Token(); }
+#pragma warning restore 618
+        public bool Equals(Token other)
+        {
+#if NET6_0
+            return other is Token;
+#else
+            return other != null;
+#endif
+        }
+    }
+}
+"""
+
+
+def test_a_name_of_a_file_whose_preprocessor_splits_a_class_header_is_read(tmp_path: Path) -> None:
+    """Newtonsoft.Json's JToken: `#if` splitting a base list, `#pragma` between members and an
+    `#if`/`#else` in a body left tree-sitter-c-sharp's parse with ERROR nodes, and the file's names
+    unread; the check reads it as one build's code (profile `[semantic] parse_masks`)."""
+    user = "using Acme.Linq;\n\nnamespace Acme.App\n{\n    class Reader\n    {\n        object Read(string s) => new Token();\n    }\n}\n"
+    repo = branch(tmp_path, {"Linq/Token.cs": SPLIT, "App/Reader.cs": user},
+                  {"Linq/Token.cs": SPLIT.replace("Token", "JToken")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("App/Reader.cs", [7], "Token", "Linq/Token.cs")], found

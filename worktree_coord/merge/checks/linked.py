@@ -90,7 +90,7 @@ def reading_profile(path: str, data: bytes | None, profile: "Profile") -> "Profi
     if data is None or profile.semantic.package != "linked":
         return profile
     claimed = profile_for_path(path, data)
-    return claimed if claimed is not None and claimed.semantic.enabled else profile
+    return claimed.semantic_reading if claimed is not None and claimed.semantic.enabled else profile
 
 
 def surely_placed(path: str, data: bytes, definition: "Definition") -> bool:
@@ -106,4 +106,4 @@ def surely_placed(path: str, data: bytes, definition: "Definition") -> bool:
     line_start = data.rfind(b"\n", 0, definition.start_byte) + 1
     if not data[line_start:definition.start_byte].strip(b" \t") == b"" or line_start == definition.start_byte:
         return True   # it starts its line, or something stands before it there
-    return not reading_profile(path, data, profile).parse(data).root_node.has_error
+    return not reading_profile(path, data, profile.semantic_reading).parse(data).root_node.has_error

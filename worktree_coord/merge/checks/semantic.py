@@ -101,7 +101,7 @@ class _Removal:
 def semantic_profile(path: str) -> Profile | None:
     """The profile that gives `path` a semantic check, or None (no profile, or no `[semantic]`)."""
     profile = profile_for_path(path)
-    return profile if profile is not None and profile.semantic.enabled else None
+    return profile.semantic_reading if profile is not None and profile.semantic.enabled else None
 
 
 # package_files(path) -> the other files of `path`'s package (Go: the files of its folder) as the
@@ -307,7 +307,8 @@ class _Check:
         def compute() -> Symbols | None:
             tree = self._trees.get((path, data))
             if tree is None:
-                given = self.trees.get(which) if len(self.files) == 1 else None
+                # (the caller's tree is the merge's parse: not where the check reads with masks of its own)
+                given = self.trees.get(which) if len(self.files) == 1 and not profile.semantic.parse_masks else None
                 tree = given or self._parse(profile, path, which, data)
                 self._trees[(path, data)] = tree
             if tree.root_node.has_error and not profile.semantic.partial_parse:

@@ -85,6 +85,7 @@ Profile keys:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import threading
@@ -381,7 +382,9 @@ class SemanticRules:
     file's namespaces and namespace imports (C#: `@namespace`, `@namespace.rest`, `@namespace.name`,
     `@using`, `@using.global`, `@using.static`; merge/checks/namespaces.py): a linked language's
     definition is seen only by a use inside its namespace, in a file importing it, or spelling it
-    (`N.T`), and its package is its own language's, not C's.
+    (`N.T`), and its package is its own language's, not C's. `parse_masks`: the profile's
+    `parse_masks`, for the semantic check's reading alone (`Profile.semantic_reading`): C#'s
+    preprocessor lines and `#else` branches, which the structured merge keeps as members.
     """
 
     tags: tuple[str, ...] = ()
@@ -436,6 +439,7 @@ class SemanticRules:
     partial_parse: bool = False                     # a version with ERROR nodes is read outside them (C's macros): linked.py
     silent: str = ""                                # a query: `@silent` nodes no name inside is a use in (C's `#if X`)
     namespaces: str = ""                            # a query: a file's namespaces and `using`s (C#): namespaces.py
+    parse_masks: tuple[str, ...] = ()               # more masks for the semantic reading alone (C#'s `#else` branches)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -463,7 +467,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name", "all_members", "own_kinds", "file_local",
-                  "partial_parse", "silent", "namespaces"}
+                  "partial_parse", "silent", "namespaces", "parse_masks"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
                    "transparent", "optional", "empty_unknown", "none", "default_tokens"}
@@ -599,6 +603,15 @@ class Profile:
     def binds_query(self) -> tree_sitter.Query | None:
         """The compiled `binds` query (None when the profile has none)."""
         return tree_sitter.Query(self.language, self.binds) if self.binds else None
+
+    @functools.cached_property
+    def semantic_reading(self) -> "Profile":
+        """This profile as the semantic check reads a version: its `[semantic] parse_masks` added to
+        its own (C#'s `#if`/`#else` lines, which the structured merge keeps as members, read as spaces
+        by the check alone); itself where it has none."""
+        if not self.semantic.parse_masks:
+            return self
+        return dataclasses.replace(self, parse_masks=self.parse_masks + self.semantic.parse_masks)
 
     @functools.cached_property
     def declaration_keys(self) -> dict[str, str]:
@@ -813,20 +826,20 @@ def _parse_aliases(raw: dict[str, Any], source: str) -> list[list[str]]:
     return aliases
 
 
-def _parse_masks(raw: dict[str, Any], source: str) -> tuple[str, ...]:
+def _parse_masks(raw: dict[str, Any], source: str, key: str = "parse_masks") -> tuple[str, ...]:
     """`parse_masks`: regexes that compile and name a group `mask` (what the parse reads as spaces)."""
     masks = raw.get("parse_masks", [])
-    fix = "write e.g. parse_masks = ['^(?P<mask>API_MACRO )'] (a regex with a group named mask)"
+    fix = f"write e.g. {key} = ['^(?P<mask>API_MACRO )'] (a regex with a group named mask)"
     if not isinstance(masks, list) or not all(isinstance(mask, str) for mask in masks):
-        raise ConfigError(f"language profile {source}: parse_masks must be a list of regexes", fix=fix)
+        raise ConfigError(f"language profile {source}: {key} must be a list of regexes", fix=fix)
     for mask in masks:
         try:
             compiled = re.compile(mask.encode(), re.MULTILINE)
         except re.error as error:
-            raise ConfigError(f"language profile {source}: parse_masks {mask!r} does not compile: {error}",
+            raise ConfigError(f"language profile {source}: {key} {mask!r} does not compile: {error}",
                               fix=fix) from None
         if "mask" not in compiled.groupindex:
-            raise ConfigError(f"language profile {source}: parse_masks {mask!r} has no group named mask", fix=fix)
+            raise ConfigError(f"language profile {source}: {key} {mask!r} has no group named mask", fix=fix)
     return tuple(masks)
 
 
@@ -1037,7 +1050,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
         own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
         partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
-        namespaces=text("namespaces", ""),
+        namespaces=text("namespaces", ""), parse_masks=tuple(_parse_masks(raw, source, "semantic.parse_masks")),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
