@@ -249,3 +249,17 @@ def test_a_name_of_a_file_whose_preprocessor_splits_a_class_header_is_read(tmp_p
                   {"Linq/Token.cs": SPLIT.replace("Token", "JToken")})
     code, found = uses(repo)
     assert code == 1 and found == [("App/Reader.cs", [7], "Token", "Linq/Token.cs")], found
+
+
+def test_a_file_deleted_from_a_namespace_other_files_declare_removes_no_namespace(tmp_path: Path, monkeypatch) -> None:
+    """Newtonsoft.Json 03f7c0b8 deleted Issues/Issue1517.cs: its namespace's parts (`Newtonsoft`,
+    `Json`, `Tests`, `Issues`) read as removed, 898 files mention them (their own declarations), the
+    look read its 400 and gave no answer. Every other file still declares the namespace: nothing is
+    gone, and the look reads no file for it (here at most 2 are read)."""
+    from worktree_coord.check import uses_left_behind
+    monkeypatch.setattr(uses_left_behind, "MAX_MENTIONING", 2)
+    issue = "namespace Acme.Tests.Issues\n{\n    public class Issue%d { public void Test() { } }\n}\n"
+    files = {f"Tests/Issues/Issue{n}.cs": issue % n for n in range(1, 6)}
+    files["Tests/Run.cs"] = "using Acme.Tests.Issues;\n\nnamespace Acme.Tests\n{\n    class Run { object o = new Issue2(); }\n}\n"
+    repo = branch(tmp_path, files, {}, deleted=("Tests/Issues/Issue1.cs",))
+    assert uses(repo) == (0, [])

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 import tree_sitter
 
@@ -130,3 +130,18 @@ def sees(definition_namespace: str, kind: str, name: str, member_of: str | None,
     if definition_namespace in scopes or definition_namespace in use.usings or definition_namespace in global_usings:
         return True
     return member_of is not None and _joined(definition_namespace, member_of) in use.static_usings
+
+
+def declared(names: set[str], texts: Iterable[tuple[str, bytes | None]]) -> set[str]:
+    """The namespaces among `names` (whole names) that one of `texts` ((path, bytes) pairs, read
+    lazily and only until every name is found) declares: `namespace A.B` or a namespace nested in
+    it by name (`namespace A.B.C`), in a block or file-scoped."""
+    patterns = {name: re.compile(rb"\bnamespace\s+" + rb"\s*\.\s*".join(re.escape(part.encode()) for part in name.split("."))
+                                 + rb"(?!\w)") for name in names}
+    found: set[str] = set()
+    for _path, data in texts:
+        if found == names:
+            break
+        if data is not None:
+            found.update(name for name, pattern in patterns.items() if name not in found and pattern.search(data))
+    return found
