@@ -263,3 +263,20 @@ def test_a_file_deleted_from_a_namespace_other_files_declare_removes_no_namespac
     files["Tests/Run.cs"] = "using Acme.Tests.Issues;\n\nnamespace Acme.Tests\n{\n    class Run { object o = new Issue2(); }\n}\n"
     repo = branch(tmp_path, files, {}, deleted=("Tests/Issues/Issue1.cs",))
     assert uses(repo) == (0, [])
+
+
+def test_a_file_deleted_from_a_namespace_while_another_task_adds_a_using_of_it_merges(tmp_path: Path) -> None:
+    """One task deletes a file of namespace Acme.Tests.Issues (others still declare it); another adds
+    a file importing the namespace: both merge (the namespace was never gone)."""
+    issue = "namespace Acme.Tests.Issues\n{\n    public class Issue%d { public void Test() { } }\n}\n"
+    repo = make_repo(tmp_path / "repo", {f"Tests/Issues/Issue{n}.cs": issue % n for n in range(1, 4)})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, deleter = wtc_in_process(repo, "task", "start", "drop", "--run", "r", "--own", "Tests/Issues/**")
+    (Path(deleter["worktree"]) / "Tests/Issues/Issue1.cs").unlink()
+    code, user = wtc_in_process(repo, "task", "start", "user", "--run", "r", "--own", "Tests/Run.cs")
+    write(Path(user["worktree"]), {"Tests/Run.cs": "using Acme.Tests.Issues;\n\nnamespace Acme.Tests\n{\n"
+                                                  "    class Run { object o = new Issue2(); }\n}\n"})
+    code, finished = wtc_in_process(repo, "task", "finish", "drop", "--run", "r")
+    assert code == 0 and finished["state"] == "merged", finished
+    code, finished = wtc_in_process(repo, "task", "finish", "user", "--run", "r")
+    assert code == 0 and finished["state"] == "merged", finished

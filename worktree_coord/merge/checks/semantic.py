@@ -1478,7 +1478,13 @@ class _Check:
         if merged is None or self._gives(merged, removal, "merged", starred):
             return False
         base = self.symbols(removal.path, "base", uses=False)
-        own_kind = definition.kind in semantic_profile(removal.path).semantic.own_kinds   # type: ignore[union-attr]
+        rules = semantic_profile(removal.path).semantic   # type: ignore[union-attr]
+        if definition.kind == "namespace" and rules.namespaces and self.complete:
+            # (C#: every file of a namespace declares it, and a merge holds only the files its sides
+            # changed: one that dropped the declaration says nothing of the others. The left-behind
+            # look, which finds them, tells: check/left_namespaces.py.)
+            return False
+        own_kind = definition.kind in rules.own_kinds
         if definition.container and not own_kind and any(definition.container in s.heritage for s in (merged, base, kept) if s):
             return False
         if self.package_wide(removal.path) and definition.kind != "import":   # imports are the file's own
