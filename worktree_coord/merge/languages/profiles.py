@@ -609,8 +609,8 @@ class Profile:
         """This profile as the semantic check reads a version: its `[semantic] parse_masks` added to
         its own (C#'s `#if`/`#else` lines, which the structured merge keeps as members, read as spaces
         by the check alone); itself where it has none."""
-        if not self.semantic.parse_masks:
-            return self
+        if not self.semantic.parse_masks or self.parse_masks[-len(self.semantic.parse_masks):] == self.semantic.parse_masks:
+            return self   # (no masks of its own, or this is the reading already)
         return dataclasses.replace(self, parse_masks=self.parse_masks + self.semantic.parse_masks)
 
     @functools.cached_property
