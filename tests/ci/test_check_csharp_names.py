@@ -280,3 +280,16 @@ def test_a_file_deleted_from_a_namespace_while_another_task_adds_a_using_of_it_m
     assert code == 0 and finished["state"] == "merged", finished
     code, finished = wtc_in_process(repo, "task", "finish", "user", "--run", "r")
     assert code == 0 and finished["state"] == "merged", finished
+
+
+def test_a_member_removed_from_a_partial_class_whose_base_list_is_in_another_part_is_not_a_block(tmp_path: Path) -> None:
+    """Store.cs declares `partial class Store : StoreBase`; Store.Flush.cs (no base list) drops its
+    override of `Flush`, which Store.Write.cs (no base list either) calls: the base's now, which the
+    check cannot see from those parts (another part, maybe unread, may declare the bases)."""
+    head = "namespace Acme.Core\n{\n    public partial class Store : StoreBase\n    {\n    }\n}\n"
+    part = "namespace Acme.Core\n{\n    public partial class Store\n    {\n%s    }\n}\n"
+    flush = part % "        public override void Flush() { }\n"
+    repo = branch(tmp_path, {"Core/Store.cs": head, "Core/Store.Flush.cs": flush,
+                             "Core/Store.Write.cs": part % "        public void Write() { Flush(); }\n"},
+                  {"Core/Store.Flush.cs": part % ""})
+    assert uses(repo) == (0, [])
