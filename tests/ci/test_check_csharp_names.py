@@ -293,3 +293,21 @@ def test_a_member_removed_from_a_partial_class_whose_base_list_is_in_another_par
                              "Core/Store.Write.cs": part % "        public void Write() { Flush(); }\n"},
                   {"Core/Store.Flush.cs": part % ""})
     assert uses(repo) == (0, [])
+
+
+def test_a_receiver_a_part_of_the_users_class_defines_as_a_property_is_not_the_renamed_class(tmp_path: Path) -> None:
+    """Newtonsoft.Json 2d5eba55 renamed the class PropertyNameTable (namespace Newtonsoft.Json.Utilities,
+    moved to Newtonsoft.Json as DefaultJsonNameTable); JsonTextReader.Async.cs's
+    `PropertyNameTable.Get(...)` reads JsonTextReader's property of that name, which its other part
+    JsonTextReader.cs defines: no use of the class."""
+    table = ("namespace Acme.Utilities\n{\n    internal class PropertyNameTable\n    {\n"
+             "        public string Get(char[] key) { return null; }\n    }\n}\n")
+    reader = ("using Acme.Utilities;\n\nnamespace Acme\n{\n    public partial class TextReader\n    {\n"
+              "        public NameTable PropertyNameTable { get; set; }\n    }\n}\n")
+    async_part = ("using Acme.Utilities;\n\nnamespace Acme\n{\n    public partial class TextReader\n    {\n"
+                  "        string Read(char[] key) { return PropertyNameTable.Get(key); }\n    }\n}\n")
+    repo = branch(tmp_path, {"Utilities/PropertyNameTable.cs": table, "Utilities/Other.cs": "namespace Acme.Utilities { }\n",
+                             "TextReader.cs": reader, "TextReader.Async.cs": async_part},
+                  {"DefaultNameTable.cs": table.replace("Acme.Utilities", "Acme").replace("PropertyNameTable", "DefaultNameTable")},
+                  deleted=("Utilities/PropertyNameTable.cs",))
+    assert uses(repo) == (0, [])

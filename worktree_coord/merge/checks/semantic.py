@@ -257,6 +257,7 @@ class _Check:
         self._named: dict[tuple[tuple[str, str], SemanticRules], tuple[str, ...]] = {}   # files_at()
         self._namespaces: dict[tuple[str, str], namespaces.NamespaceFacts] = {}   # (path, which): namespace_facts()
         self._global_usings: frozenset[str] | None = None   # every merged file's `global using`s
+        self._member_names: frozenset[str] | None = None   # member_names(): C#'s one package
 
 
     def in_order(self) -> Iterable[tuple[str, Versions]]:
@@ -1010,12 +1011,17 @@ class _Check:
             if imported is None and rules.namespaces and _QUALIFIED.fullmatch(receiver) \
                     and not reference.scopes & merged.local.get(receiver.split(".", 1)[0], set()) \
                     and not any(merged.binds(reference.container[:depth], receiver.split(".", 1)[0])
-                                for depth in range(len(reference.container), 0, -1)):
+                                for depth in range(len(reference.container), 0, -1)) \
+                    and not (any(reference.container[:depth] in merged.heritage for depth in range(1, len(reference.container) + 1))
+                             and receiver.split(".", 1)[0] in self.member_names(path)):
                 # C#: `T.m()`, `N.T.m()`: a member of a type T of any file of the compilation;
                 # `N.T`: a type (or namespace) of namespace N. Which of them the use sees is the
                 # namespaces' to say (namespace_sees). A receiver its class or a local binds is
-                # that value, not a type. (A type of the file's own is one of them, its other
-                # parts in other files too: a partial class.)
+                # that value, not a type, and so may be a member of that name another file defines,
+                # where the class has bases or other parts (`PropertyNameTable.Get()` in
+                # JsonTextReader.Async.cs, the property JsonTextReader.cs defines: Newtonsoft.Json
+                # 2d5eba55 renamed the class PropertyNameTable). (A type of the file's own is one of
+                # them, its other parts in other files too: a partial class.)
                 last = receiver.rsplit(".", 1)[-1]
                 for other in [path] + self.package_files(path):
                     yield (other, (last,), name)
@@ -1506,6 +1512,19 @@ class _Check:
                 # caller's reader of more, a git merge driver's, may know one more definition)
                 return not self.defined_outside(removal.path, definition)
         return True
+
+    def member_names(self, path: str) -> frozenset[str]:
+        """The names any class of a merged file of `path`'s package binds as a member (C#: a
+        receiver of that name, in a class with bases or parts elsewhere, may be that member)."""
+        if self._member_names is None:
+            found: set[str] = set()
+            for other in [path] + self.package_files(path):
+                symbols = self.symbols(other, "merged", uses=False) if self.files[other].exists("merged") else None
+                for container, names in (symbols.bound.items() if symbols is not None else ()):
+                    if container:
+                        found.update(names)
+            self._member_names = frozenset(found)
+        return self._member_names
 
     def namespace_facts(self, path: str, which: str) -> namespaces.NamespaceFacts:
         """The namespaces of `path`'s version `which` and those it imports (namespaces.py), once."""
