@@ -311,3 +311,17 @@ def test_a_receiver_a_part_of_the_users_class_defines_as_a_property_is_not_the_r
                   {"DefaultNameTable.cs": table.replace("Acme.Utilities", "Acme").replace("PropertyNameTable", "DefaultNameTable")},
                   deleted=("Utilities/PropertyNameTable.cs",))
     assert uses(repo) == (0, [])
+
+
+def test_a_polyfill_inside_an_if_block_removed_is_not_a_block(tmp_path: Path) -> None:
+    """Newtonsoft.Json 609a02aa deleted its own ConcurrentDictionary, defined under `#if
+    !HAVE_CONCURRENT_DICTIONARY` for old frameworks; a test importing System.Collections.Concurrent
+    and the polyfill's namespace means System's in every build that still compiles it out."""
+    polyfill = ("#if !HAVE_CONCURRENT_DICTIONARY\nnamespace Acme.Serialization\n{\n"
+                "    internal sealed class ConcurrentDictionary<TKey, TValue> { }\n}\n#endif\n")
+    user = ("using System.Collections.Concurrent;\nusing Acme.Serialization;\n\nnamespace Acme.Tests\n{\n"
+            "    class Cache { object d = new ConcurrentDictionary<string, int>(); }\n}\n")
+    repo = branch(tmp_path, {"Utilities/ConcurrentDictionary.cs": polyfill, "Serialization/Store.cs":
+                             "namespace Acme.Serialization { class Store { } }\n", "Tests/Cache.cs": user},
+                  {}, deleted=("Utilities/ConcurrentDictionary.cs",))
+    assert uses(repo) == (0, [])

@@ -107,3 +107,25 @@ def surely_placed(path: str, data: bytes, definition: "Definition") -> bool:
     if not data[line_start:definition.start_byte].strip(b" \t") == b"" or line_start == definition.start_byte:
         return True   # it starts its line, or something stands before it there
     return not reading_profile(path, data, profile.semantic_reading).parse(data).root_node.has_error
+
+
+def conditional(path: str, data: bytes, definition: "Definition") -> bool:
+    """Whether `definition` (of `path`'s version `data`) stands inside a block the preprocessor may
+    compile out (profile `conditional`: C#'s `#if` ... `#endif`): a polyfill for an older framework
+    (Newtonsoft.Json's own ConcurrentDictionary under `#if !HAVE_CONCURRENT_DICTIONARY`) whose users
+    mean System.Collections.Concurrent's in every other build; its removal is no sure one."""
+    profile = profile_for_path(path)
+    pair = profile.semantic.conditional if profile is not None else ()
+    return bool(pair) and _depth_at(pair, data, definition.start_byte) > 0
+
+
+def _depth_at(pair: tuple[str, ...], data: bytes, offset: int) -> int:
+    """How many blocks opened by `pair[0]` and not yet closed by `pair[1]` (line patterns) hold `offset`."""
+    opening, closing = (re.compile(pattern.encode(), re.MULTILINE) for pattern in pair)
+    marks = sorted([(m.start(), 1) for m in opening.finditer(data, 0, offset)]
+                   + [(m.start(), -1) for m in closing.finditer(data, 0, offset)])
+    depth = 0
+    for _, step in marks:
+        depth = max(0, depth + step)
+    return depth
+

@@ -49,7 +49,7 @@ import tree_sitter
 from ...frozen import value_class
 from .declared_types import nested_type_targets, static_member_targets
 from .duplicates import find_duplicates
-from .linked import error_words, file_local, is_linked, package_key, reading_profile, surely_placed
+from .linked import conditional, error_words, file_local, is_linked, package_key, reading_profile, surely_placed
 from . import namespaces
 from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, member_name, profile_for_path
@@ -521,7 +521,8 @@ class _Check:
             for side in _SIDES:
                 ranges = touched[side]
                 candidates = [d for d in base.definitions if _within(d.line, ranges) and d.name.encode() in live[side]
-                              and (d.container or surely_placed(path, versions.base, d))]
+                              and (d.container or surely_placed(path, versions.base, d))
+                              and not conditional(path, versions.base, d)]
                 if candidates:
                     # `function b` renamed while `export { b }` stayed: the export went with it (symbols.py).
                     own = {d.name for d in candidates if not d.container}

@@ -385,6 +385,8 @@ class SemanticRules:
     (`N.T`), and its package is its own language's, not C's. `parse_masks`: the profile's
     `parse_masks`, for the semantic check's reading alone (`Profile.semantic_reading`): C#'s
     preprocessor lines and `#else` branches, which the structured merge keeps as members.
+    `conditional`: two line patterns, opening and closing a block the preprocessor may compile out
+    (C#'s `#if`, `#endif`): a definition inside one is never taken as removed (linked.conditional).
     """
 
     tags: tuple[str, ...] = ()
@@ -440,6 +442,7 @@ class SemanticRules:
     silent: str = ""                                # a query: `@silent` nodes no name inside is a use in (C's `#if X`)
     namespaces: str = ""                            # a query: a file's namespaces and `using`s (C#): namespaces.py
     parse_masks: tuple[str, ...] = ()               # more masks for the semantic reading alone (C#'s `#else` branches)
+    conditional: tuple[str, ...] = ()               # line patterns opening and closing a block that may be compiled out (`#if`, `#endif`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -467,7 +470,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name", "all_members", "own_kinds", "file_local",
-                  "partial_parse", "silent", "namespaces", "parse_masks"}
+                  "partial_parse", "silent", "namespaces", "parse_masks", "conditional"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
                    "transparent", "optional", "empty_unknown", "none", "default_tokens"}
@@ -826,6 +829,22 @@ def _parse_aliases(raw: dict[str, Any], source: str) -> list[list[str]]:
     return aliases
 
 
+def _conditional(raw: dict[str, Any], source: str) -> tuple[str, ...]:
+    """`[semantic] conditional`: two regexes (a line opening a block the preprocessor may compile
+    out, a line closing one), or none."""
+    pair = raw.get("conditional", [])
+    if not isinstance(pair, list) or len(pair) not in (0, 2) or not all(isinstance(p, str) for p in pair):
+        raise ConfigError(f"language profile {source}: semantic.conditional must be two regexes (opening, closing)",
+                          fix="write e.g. conditional = ['^[ \\t]*#[ \\t]*if\\b', '^[ \\t]*#[ \\t]*endif\\b']")
+    for pattern in pair:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise ConfigError(f"language profile {source}: semantic.conditional {pattern!r} does not compile: {error}",
+                              fix="write a Python regular expression") from None
+    return tuple(pair)
+
+
 def _parse_masks(raw: dict[str, Any], source: str, key: str = "parse_masks") -> tuple[str, ...]:
     """`parse_masks`: regexes that compile and name a group `mask` (what the parse reads as spaces)."""
     masks = raw.get("parse_masks", [])
@@ -1051,6 +1070,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
         partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
         namespaces=text("namespaces", ""), parse_masks=tuple(_parse_masks(raw, source, "semantic.parse_masks")),
+        conditional=_conditional(raw, source),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
