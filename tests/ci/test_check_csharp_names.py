@@ -309,3 +309,13 @@ def test_a_polyfill_inside_an_if_block_removed_is_not_a_block(tmp_path: Path) ->
                              "namespace Acme.Serialization { class Store { } }\n", "Tests/Cache.cs": user},
                   {}, deleted=("Utilities/ConcurrentDictionary.cs",))
     assert uses(repo) == (0, [])
+
+
+def test_a_parameter_named_like_a_removed_member_of_its_type_is_no_use_of_it(tmp_path: Path) -> None:
+    """`Use(Store store)`: `store` is the parameter, not the field `Store.store` the branch removed
+    (read as `Store` then `store`, the name looked like that member reached through its type)."""
+    store = "namespace Acme.Core\n{\n    public class Store\n    {\n        public static int store;\n    }\n}\n"
+    user = "namespace Acme.Core\n{\n    class User\n    {\n        int Use(Store store) { return store.GetHashCode(); }\n    }\n}\n"
+    repo = branch(tmp_path, {"Core/Store.cs": store, "Core/User.cs": user},
+                  {"Core/Store.cs": store.replace("        public static int store;\n", "")})
+    assert uses(repo) == (0, [])
