@@ -319,3 +319,23 @@ def test_a_parameter_named_like_a_removed_member_of_its_type_is_no_use_of_it(tmp
     repo = branch(tmp_path, {"Core/Store.cs": store, "Core/User.cs": user},
                   {"Core/Store.cs": store.replace("        public static int store;\n", "")})
     assert uses(repo) == (0, [])
+
+
+def test_wtc_merge_holds_back_a_call_of_a_method_another_task_renamed(tmp_path: Path) -> None:
+    """`wtc merge` (the queue after `finish --no-merge`): a task renaming Serializer.Reset merges; a
+    task finished meanwhile with a new `Serializer.Reset()` in another namespace's file is held back."""
+    serializer = SERIALIZER.replace("        public int Depth", "        public static void Reset() { }\n        public int Depth")
+    repo = make_repo(tmp_path / "repo", {"src/Core/Serializer.cs": serializer, "src/Web/Client.cs": CLIENT})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, drop = wtc_in_process(repo, "task", "start", "drop", "--run", "r", "--own", "src/Core/**")
+    write(Path(drop["worktree"]), {"src/Core/Serializer.cs": serializer.replace("Reset()", "Clear()")})
+    code, user = wtc_in_process(repo, "task", "start", "user", "--run", "r", "--own", "src/Web/**")
+    write(Path(user["worktree"]), {"src/Web/Client.cs": CLIENT.replace("            s.Depth = 2;\n",
+                                                                       "            s.Depth = 2;\n            Serializer.Reset();\n")})
+    for task in ("drop", "user"):
+        code, finished = wtc_in_process(repo, "task", "finish", task, "--run", "r", "--no-merge")
+        assert code == 0, finished
+    code, merged = wtc_in_process(repo, "merge", "--run", "r")
+    assert code == 1, merged
+    [conflict] = [c for task in merged["tasks"] for c in task.get("conflicts", [])] if "tasks" in merged else merged["conflicts"]
+    assert conflict["semantic"]["name"] == "Serializer.Reset" and conflict["semantic"]["use_path"] == "src/Web/Client.cs", conflict
