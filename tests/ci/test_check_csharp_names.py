@@ -339,3 +339,13 @@ def test_wtc_merge_holds_back_a_call_of_a_method_another_task_renamed(tmp_path: 
     assert code == 1, merged
     [conflict] = [c for task in merged["tasks"] for c in task.get("conflicts", [])] if "tasks" in merged else merged["conflicts"]
     assert conflict["semantic"]["name"] == "Serializer.Reset" and conflict["semantic"]["use_path"] == "src/Web/Client.cs", conflict
+
+
+def test_a_method_renamed_is_left_behind_in_its_own_file(tmp_path: Path) -> None:
+    """`Bar()` still calls `C.Foo()` in the file that renamed Foo (a class with no base and no other
+    part: no other file can define its members)."""
+    source = ("namespace Acme\n{\n    public class C\n    {\n        public static void Foo() { }\n"
+              "        public static void Bar() { C.Foo(); }\n    }\n}\n")
+    repo = branch(tmp_path, {"C.cs": source}, {"C.cs": source.replace("void Foo()", "void Baz()")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("C.cs", [6], "C.Foo", "C.cs")], found
