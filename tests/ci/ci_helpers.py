@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.conftest import git, make_repo, write
+from tests.conftest import git, make_repo, write, wtc_in_process
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "fixtures" / "schemas"
 
@@ -100,3 +100,22 @@ def wtc_main(repo: Path, *args: str) -> Done:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main([*args, "--repo", str(repo)])
     return Done(code, out.getvalue(), err.getvalue())
+
+
+def feature_branch(tmp_path: Path, files: dict[str, str], changed: dict[str, str], deleted: tuple[str, ...] = ()) -> Path:
+    """A repository whose main holds `files`; the branch `feature` writes `changed` and deletes `deleted`."""
+    repo = make_repo(tmp_path / "repo", files)
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, changed)
+    for path in deleted:
+        (repo / path).unlink()
+    commit_all(repo, "feature")
+    return repo
+
+
+def left_behind_uses(repo: Path) -> tuple[int, list[tuple[str, list[int], str, str]]]:
+    """`wtc check --own '**'` of `feature` onto main: its exit code and each use left behind as
+    (use path, lines, name, definition path), sorted."""
+    code, body = wtc_in_process(repo, "check", "--own", "**", "--head", "feature", "--target", "main")
+    return code, sorted((u["use_path"], u["use_lines"], u["name"], u["definition_path"]) for u in body["left_behind"])
+

@@ -15,24 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.ci.ci_helpers import commit_all
-from tests.conftest import git, make_repo, write, wtc_in_process
-
-
-def branch(tmp_path: Path, files: dict[str, str], changed: dict[str, str], deleted: tuple[str, ...] = ()) -> Path:
-    """main holds `files`; the branch `feature` writes `changed` and deletes `deleted`."""
-    repo = make_repo(tmp_path / "repo", files)
-    git(repo, "checkout", "-q", "-b", "feature")
-    write(repo, changed)
-    for path in deleted:
-        (repo / path).unlink()
-    commit_all(repo, "feature")
-    return repo
-
-
-def uses(repo: Path) -> tuple[int, list[tuple[str, list[int], str, str]]]:
-    code, body = wtc_in_process(repo, "check", "--own", "**", "--head", "feature", "--target", "main")
-    return code, sorted((u["use_path"], u["use_lines"], u["name"], u["definition_path"]) for u in body["left_behind"])
+from tests.ci.ci_helpers import feature_branch as branch, left_behind_uses as uses
+from tests.conftest import make_repo, write, wtc_in_process
 
 
 def test_a_function_renamed_in_its_header_and_file_is_left_behind_in_a_caller(tmp_path: Path) -> None:

@@ -142,11 +142,15 @@ def test_every_shipped_semantic_query_compiles() -> None:
     from worktree_coord.merge.checks.symbols import hidden_query, query_for
 
     enabled = [profile for profile in load_profiles() if profile.semantic.enabled]
-    assert {p.name for p in enabled} == {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp"}
+    assert {p.name for p in enabled} == {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp",
+                                         "csharp"}
     for profile in enabled:
         assert query_for(profile).pattern_count > 0
         if profile.semantic.hidden_names:
             assert hidden_query(profile).capture_name(0) == "name"
+        if profile.semantic.namespaces:
+            from worktree_coord.merge.checks.namespaces import namespaces_query
+            assert namespaces_query(profile).pattern_count > 0
 
 
 @pytest.mark.parametrize("section, message", [

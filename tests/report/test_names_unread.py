@@ -6,7 +6,8 @@ finish, and `wtc check` passed: no check had read a C file, and nothing said so.
 looks for names left behind (`wtc check`, `task check`, `task finish`, `wtc report`, `land`) now
 names the languages it did not read and counts their changed files: a field in JSON
 (`names_unread`: `languages`, `files`) and the words in text. Kotlin and Ruby stand for them here
-(no `[semantic]` profile); a document (Markdown) and a language the check reads (Python) do not count.
+(no `[semantic]` profile); a document (Markdown) and languages the check reads (Python, C# since it
+has a profile) do not count.
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ FILES = {
     "README.md": "# demo\n",
     "pkg/__init__.py": "",
     "pkg/core.py": "def f():\n    return 1\n",
+    "src/Calc.cs": "namespace App { static class Calc { public static int Add(int a, int b) => a + b; } }\n",
 }
 RENAMED = {
     "src/Util.kt": "fun parseInt(s: String): Int = s.toInt()\n",
     "lib/util.rb": "def parse_int(s)\n  s.to_i\nend\n",
     "README.md": "# demo, renamed\n",
     "pkg/core.py": "def f():\n    return 2\n",
+    "src/Calc.cs": "namespace App { static class Calc { public static int Sum(int a, int b) => a + b; } }\n",
 }
 EXPECTED = {"languages": ["kotlin", "ruby"], "files": 2}
 

@@ -43,6 +43,7 @@ from ..merge.checks.symbols import EXPORTS, computed_star_list, extract, import_
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_includes import includes_left_behind
 from .left_modules import loads_modules, module_word, modules_left_behind
+from .left_namespaces import still_declared
 from .own_imports import KIND as OWN_IMPORT, own_imports_broken
 from .own_uses import own_file_uses
 
@@ -915,6 +916,10 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     modules: set[str] = set()
     gone_from: dict[str, set[str]] = {}   # the names read as removed from each changed file
 
+    declared_elsewhere: set[tuple[str, str]] = set()   # (file, namespace) it stopped declaring that others declare
+    # A changed file's version as the task leaves it (None: deleted), read only when asked.
+    new_versions = {c.path: (lambda oid=c.new_oid: read_blob(oid) if oid is not None else None) for c in changes}
+
     def read_change(change: Change) -> None:
         """What one changed file removed (or reshaped), taken into the sets above."""
         nonlocal reshaped_any
@@ -951,6 +956,13 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         star_lines.update({(change.path, name): line for name, line in passed_by.items()})
         pairs = {pair for pair in _removed(change.path, before, after, symbols=symbols)
                  | _unstarred(change.path, before, after, symbols=symbols) | passed if pair[1] not in ignore}
+        if pairs and symbols is not None:
+            # (C#: a namespace another file still declares is not gone: neither looked for, nor a
+            # finding of the check, which reads the file as removing it)
+            kept = still_declared(change.path, before, symbols[0], pairs, lambda names: grep(at or since, names),
+                                  lambda path: new_versions[path]() if path in new_versions else file_at(at or since, path))
+            declared_elsewhere.update((change.path, name) for _container, name in pairs - kept)
+            pairs = kept
         gone = {name for _container, name in pairs}
         removed.update(gone)
         gone_from[change.path] = gone
@@ -1115,7 +1127,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                             else dataclasses.replace(finding, problem="broken", kind="signature"), star_lines)
             for finding in found
             if finding.problem in ("broken", "signature") and (finding.use_path not in touched or finding.use_path in own_users)
-            and finding.removed_by == "task" and name_word(finding.name) not in ignore]
+            and finding.removed_by == "task" and name_word(finding.name) not in ignore
+            and (finding.definition_path, finding.name) not in declared_elsewhere]
     # A use in the renaming file itself names what replaced the name where another use's finding does.
     replaced = {(f.definition_path, f.name): f.replacement for f in kept if f.replacement and f.kind != "signature"}
     return kept + [dataclasses.replace(finding, replacement=replaced.get((finding.definition_path, finding.name), ""))

@@ -60,7 +60,11 @@ def own_file_uses(path: str, after: bytes, gone: set[tuple[tuple[str, ...], str]
         local = {d.name for d in (before_symbols.definitions if before_symbols is not None and before is not None else ())
                  if not d.container and file_local(path, before, d)   # type: ignore[arg-type]
                  and surely_placed(path, before, d)}   # type: ignore[arg-type]
-        gone = {(container, name) for container, name in gone if not container and name in local}
+        # C# (profile `namespaces`): a member of a class declaring no base and no other part
+        # (`partial`: both are its `@heritage`) is defined in this file alone.
+        owned = {(d.container, d.name) for d in (before_symbols.definitions if before_symbols is not None else ())
+                 if d.container and rules.namespaces and d.container not in before_symbols.heritage}  # type: ignore[union-attr]
+        gone = {(container, name) for container, name in gone if (not container and name in local) or (container, name) in owned}
     if not gone or rules.package == "directory" or spelling(name.encode() for _, name in gone).search(after) is None:
         return []
     symbols = after_symbols if after_symbols is not None and after_symbols.references else None

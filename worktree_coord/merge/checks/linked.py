@@ -38,13 +38,22 @@ _WORD = re.compile(rb"[A-Za-z_]\w*")
 
 @functools.lru_cache(maxsize=65536)
 def package_key(path: str) -> str | None:
-    """The package whose top-level names `path` shares (its folder for Go, LINKED for C and C++),
-    None where its names are its own file's."""
+    """The package whose top-level names `path` shares (its folder for Go, LINKED for C and C++,
+    LINKED:csharp for C#), None where its names are its own file's."""
     profile = profile_for_path(path)
     package = profile.semantic.package if profile is not None else "file"
     if package == "directory":
         return posixpath.dirname(path)
-    return LINKED if package == "linked" else None
+    if package != "linked":
+        return None
+    # A language whose names are reached by namespace (C#, profile `namespaces`) links only with
+    # itself: a C function is no C# method, whatever their names.
+    return f"{LINKED}:{profile.name}" if profile.semantic.namespaces else LINKED  # type: ignore[union-attr]
+
+
+def is_linked(key: str | None) -> bool:
+    """Whether a package key (`package_key`) is a linked language's one package."""
+    return key is not None and key.startswith(LINKED)
 
 
 def file_local(path: str, data: bytes, definition: "Definition") -> bool:
@@ -81,7 +90,7 @@ def reading_profile(path: str, data: bytes | None, profile: "Profile") -> "Profi
     if data is None or profile.semantic.package != "linked":
         return profile
     claimed = profile_for_path(path, data)
-    return claimed if claimed is not None and claimed.semantic.enabled else profile
+    return claimed.semantic_reading if claimed is not None and claimed.semantic.enabled else profile
 
 
 def surely_placed(path: str, data: bytes, definition: "Definition") -> bool:
@@ -97,4 +106,26 @@ def surely_placed(path: str, data: bytes, definition: "Definition") -> bool:
     line_start = data.rfind(b"\n", 0, definition.start_byte) + 1
     if not data[line_start:definition.start_byte].strip(b" \t") == b"" or line_start == definition.start_byte:
         return True   # it starts its line, or something stands before it there
-    return not reading_profile(path, data, profile).parse(data).root_node.has_error
+    return not reading_profile(path, data, profile.semantic_reading).parse(data).root_node.has_error
+
+
+def conditional(path: str, data: bytes, definition: "Definition") -> bool:
+    """Whether `definition` (of `path`'s version `data`) stands inside a block the preprocessor may
+    compile out (profile `conditional`: C#'s `#if` ... `#endif`): a polyfill for an older framework
+    (Newtonsoft.Json's own ConcurrentDictionary under `#if !HAVE_CONCURRENT_DICTIONARY`) whose users
+    mean System.Collections.Concurrent's in every other build; its removal is no sure one."""
+    profile = profile_for_path(path)
+    pair = profile.semantic.conditional if profile is not None else ()
+    return bool(pair) and _depth_at(pair, data, definition.start_byte) > 0
+
+
+def _depth_at(pair: tuple[str, ...], data: bytes, offset: int) -> int:
+    """How many blocks opened by `pair[0]` and not yet closed by `pair[1]` (line patterns) hold `offset`."""
+    opening, closing = (re.compile(pattern.encode(), re.MULTILINE) for pattern in pair)
+    marks = sorted([(m.start(), 1) for m in opening.finditer(data, 0, offset)]
+                   + [(m.start(), -1) for m in closing.finditer(data, 0, offset)])
+    depth = 0
+    for _, step in marks:
+        depth = max(0, depth + step)
+    return depth
+

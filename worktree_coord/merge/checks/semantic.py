@@ -49,7 +49,8 @@ import tree_sitter
 from ...frozen import value_class
 from .declared_types import nested_type_targets, static_member_targets
 from .duplicates import find_duplicates
-from .linked import LINKED, error_words, file_local, package_key, reading_profile, surely_placed
+from .linked import conditional, error_words, file_local, is_linked, package_key, reading_profile, surely_placed
+from . import namespaces
 from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, member_name, profile_for_path
 from ..languages.reparse import inverted
@@ -83,6 +84,7 @@ _SIDES = ("left", "right")
 # type `<star>`, so it is never a class's name; removals stay keyed by the plain top-level container.
 STARRED: tuple[str, ...] = ("<star>",)
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
+_QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")   # a receiver that names a type or namespace (C#'s `N.T`)
 _LEADING_NAME = re.compile(r"[A-Za-z_]\w*")   # a receiver that is one name: a crate's, in a Rust path call
 # A class spelled with its package (`com.x.util.Util`): lower-case package parts, then a capitalised name.
 _QUALIFIED_CLASS = re.compile(r"(?:[a-z_][a-z0-9_]*\.)+[A-Z]\w*")
@@ -101,7 +103,7 @@ class _Removal:
 def semantic_profile(path: str) -> Profile | None:
     """The profile that gives `path` a semantic check, or None (no profile, or no `[semantic]`)."""
     profile = profile_for_path(path)
-    return profile if profile is not None and profile.semantic.enabled else None
+    return profile.semantic_reading if profile is not None and profile.semantic.enabled else None
 
 
 # package_files(path) -> the other files of `path`'s package (Go: the files of its folder) as the
@@ -255,6 +257,9 @@ class _Check:
         self._hidden: dict[tuple[str, bytes], frozenset[str]] = {}       # hidden(), per (path, bytes)
         self._resolved: dict[tuple[str, str, SemanticRules], tuple[str, ...]] = {}   # resolve(), per folder
         self._named: dict[tuple[tuple[str, str], SemanticRules], tuple[str, ...]] = {}   # files_at()
+        self._namespaces: dict[tuple[str, str], namespaces.NamespaceFacts] = {}   # (path, which): namespace_facts()
+        self._global_usings: frozenset[str] | None = None   # every merged file's `global using`s
+        self._member_names: frozenset[str] | None = None   # member_names(): C#'s one package
 
 
     def in_order(self) -> Iterable[tuple[str, Versions]]:
@@ -305,7 +310,8 @@ class _Check:
         def compute() -> Symbols | None:
             tree = self._trees.get((path, data))
             if tree is None:
-                given = self.trees.get(which) if len(self.files) == 1 else None
+                # (the caller's tree is the merge's parse: not where the check reads with masks of its own)
+                given = self.trees.get(which) if len(self.files) == 1 and not profile.semantic.parse_masks else None
                 tree = given or self._parse(profile, path, which, data)
                 self._trees[(path, data)] = tree
             if tree.root_node.has_error and not profile.semantic.partial_parse:
@@ -517,7 +523,8 @@ class _Check:
             for side in _SIDES:
                 ranges = touched[side]
                 candidates = [d for d in base.definitions if _within(d.line, ranges) and d.name.encode() in live[side]
-                              and (d.container or surely_placed(path, versions.base, d))]
+                              and (d.container or surely_placed(path, versions.base, d))
+                              and not conditional(path, versions.base, d)]
                 if candidates:
                     # `function b` renamed while `export { b }` stayed: the export went with it (symbols.py).
                     own = {d.name for d in candidates if not d.container}
@@ -809,6 +816,8 @@ class _Check:
                     starred = target[1] == STARRED
                     if removal is not None and removal.path != path and self.file_local(removal):
                         continue   # C's `static`: its own file's name, whatever another file calls so
+                    if removal is not None and removal.path != path and not self.namespace_sees(removal, path, reference):
+                        continue   # C#: a name of a namespace the use neither stands in, imports nor spells
                     if removal is not None and self.broken(removal, used_side, starred):
                         reported.add(reference.name)
                         yield self.finding(removal, path, reference, used_side, starred)
@@ -920,6 +929,10 @@ class _Check:
                     # a broken name (mockito's DefaultMockingDetails implements MockingDetails;
                     # the merged file did not compile; found driving wtc on mockito).
                     yield (path, container, name)
+                    if rules.namespaces:
+                        # C#: a partial class's other parts, in other files, define members too
+                        for other in self.package_files(path):
+                            yield (other, container, name)
             if merged.binds((), name):
                 return
             if merged.wildcard:
@@ -1009,6 +1022,25 @@ class _Check:
                 if module is not None:
                     yield from self.imported_from(module, name, path, rules)
                     return
+            if imported is None and rules.namespaces and _QUALIFIED.fullmatch(receiver) \
+                    and not reference.scopes & merged.local.get(receiver.split(".", 1)[0], set()) \
+                    and not any(merged.binds(reference.container[:depth], receiver.split(".", 1)[0])
+                                for depth in range(len(reference.container), 0, -1)) \
+                    and not (any(reference.container[:depth] in merged.heritage for depth in range(1, len(reference.container) + 1))
+                             and receiver.split(".", 1)[0] in self.member_names(path)):
+                # C#: `T.m()`, `N.T.m()`: a member of a type T of any file of the compilation;
+                # `N.T`: a type (or namespace) of namespace N. Which of them the use sees is the
+                # namespaces' to say (namespace_sees). A receiver its class or a local binds is
+                # that value, not a type, and so may be a member of that name another file defines,
+                # where the class has bases or other parts (`PropertyNameTable.Get()` in
+                # JsonTextReader.Async.cs, the property JsonTextReader.cs defines: Newtonsoft.Json
+                # 2d5eba55 renamed the class PropertyNameTable). (A type of the file's own is one of
+                # them, its other parts in other files too: a partial class.)
+                last = receiver.rsplit(".", 1)[-1]
+                for other in [path] + self.package_files(path):
+                    yield (other, (last,), name)
+                    yield (other, (), name)
+                return
             if imported is None:
                 if rules.package_roots and not own_type and _LEADING_NAME.fullmatch(receiver) \
                         and not reference.scopes & merged.local.get(receiver, set()) and not merged.binds((), receiver) \
@@ -1474,11 +1506,17 @@ class _Check:
         if merged is None or self._gives(merged, removal, "merged", starred):
             return False
         base = self.symbols(removal.path, "base", uses=False)
-        own_kind = definition.kind in semantic_profile(removal.path).semantic.own_kinds   # type: ignore[union-attr]
+        rules = semantic_profile(removal.path).semantic   # type: ignore[union-attr]
+        if definition.kind == "namespace" and rules.namespaces and self.complete:
+            # (C#: every file of a namespace declares it, and a merge holds only the files its sides
+            # changed: one that dropped the declaration says nothing of the others. The left-behind
+            # look, which finds them, tells: check/left_namespaces.py.)
+            return False
+        own_kind = definition.kind in rules.own_kinds
         if definition.container and not own_kind and any(definition.container in s.heritage for s in (merged, base, kept) if s):
             return False
         if self.package_wide(removal.path) and definition.kind != "import":   # imports are the file's own
-            linked = package_key(removal.path) == LINKED
+            linked = is_linked(package_key(removal.path))
             if not self.complete and not linked:
                 # One file of the package is seen (a git merge driver): the name may have moved to
                 # another. Where the caller reads them, they say; where not, nothing can, and the
@@ -1496,6 +1534,56 @@ class _Check:
                 # caller's reader of more, a git merge driver's, may know one more definition)
                 return not self.defined_outside(removal.path, definition)
         return True
+
+    def member_names(self, path: str) -> frozenset[str]:
+        """The names any class of a merged file of `path`'s package binds as a member (C#: a
+        receiver of that name, in a class with bases or parts elsewhere, may be that member)."""
+        if self._member_names is None:
+            found: set[str] = set()
+            for other in [path] + self.package_files(path):
+                symbols = self.symbols(other, "merged", uses=False) if self.files[other].exists("merged") else None
+                for container, names in (symbols.bound.items() if symbols is not None else ()):
+                    if container:
+                        found.update(names)
+            self._member_names = frozenset(found)
+        return self._member_names
+
+    def namespace_facts(self, path: str, which: str) -> namespaces.NamespaceFacts:
+        """The namespaces of `path`'s version `which` and those it imports (namespaces.py), once."""
+        key = (path, which)
+        if key not in self._namespaces:
+            profile = semantic_profile(path)
+            data = self.files[path].version(which)
+            tree = self.tree(path, which) if data is not None else None
+            self._namespaces[key] = namespaces.facts(profile, tree, data) \
+                if profile is not None and tree is not None and data is not None else namespaces.NamespaceFacts()
+        return self._namespaces[key]
+
+    def global_usings(self) -> frozenset[str]:
+        """The namespaces a `global using` of any merged file imports for every file."""
+        if self._global_usings is None:
+            self._global_usings = frozenset(
+                name for path, versions in self.in_order() if versions.exists("merged")
+                and (profile := semantic_profile(path)) is not None and profile.semantic.namespaces
+                for name in self.namespace_facts(path, "merged").global_usings)
+        return self._global_usings
+
+    def namespace_sees(self, removal: _Removal, path: str, reference: Reference) -> bool:
+        """Whether the use `reference` in the merged `path` sees the removed definition through
+        the namespaces (profile `namespaces`, C#): always where the language has none."""
+        profile = semantic_profile(removal.path)
+        if profile is None or not profile.semantic.namespaces or semantic_profile(path) is not profile:
+            return True
+        definition = removal.definition
+        base = self.files[removal.path].base or b""
+        home = namespaces.defined_in(self.namespace_facts(removal.path, "base"), base,
+                                     definition.start_byte, definition.end_byte, definition.kind)
+        qualifier = reference.receiver
+        if definition.container and qualifier is not None:
+            qualifier = qualifier.rsplit(".", 1)[0] if "." in qualifier else None
+        member_of = definition.container[0] if definition.container else None
+        return namespaces.sees(home, definition.kind, definition.name, member_of, self.namespace_facts(path, "merged"),
+                               reference.start_byte, qualifier, self.global_usings())
 
     def file_local(self, removal: _Removal) -> bool:
         """Whether the removed definition is its file's alone (profile `file_local`: C's `static`)."""

@@ -38,7 +38,7 @@ import tree_sitter
 from ...frozen import value_class
 from ..lines.linediff import added_lines, added_text, edited_lines, follow, lines_text, touched_lines
 from ..languages.profiles import Profile, SemanticRules, SignatureRules, member_name, profile_for_path
-from .linked import LINKED, package_key, reading_profile
+from .linked import is_linked, package_key, reading_profile
 from .reach import NEAR
 from ..result import SemanticFinding
 from .symbols import FUNCTION_KINDS, Definition, Reference, Symbols, extract, visible_import
@@ -268,7 +268,8 @@ def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | 
         if child.type in rules.optional:
             optional += 1
             continue
-        if optional or child.type not in counted or any(child.child_by_field_name(f) is not None for f in rules.defaults):
+        if optional or child.type not in counted or any(child.child_by_field_name(f) is not None for f in rules.defaults) \
+                or rules.default_tokens and any(token.type in rules.default_tokens for token in child.children):
             return None   # (a required parameter after an optional one: keyword-only, or unknown)
         field_name = counted[child.type]
         arity += max(1, len(child.children_by_field_name(field_name))) if field_name else 1
@@ -536,7 +537,7 @@ def _target(check: _Check, path: str, reference: Reference, merged: Symbols,
             # or field whose declared type the file spells (`code.addNamed(...)`).
             candidates += [(f, c, n, "class") for f, c, n in check.targets(path, reference, merged)]
     defined = list(dict.fromkeys(c for c in candidates if check.defined_in_merged(c[:3])))
-    if len(defined) > 1 and all(package_key(c[0]) == LINKED for c in defined):
+    if len(defined) > 1 and all(is_linked(package_key(c[0])) for c in defined):
         return next((c for c in defined if c[:3] in changed), defined[0])
     return defined[0] if len(defined) == 1 else None
 

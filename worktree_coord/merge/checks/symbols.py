@@ -164,6 +164,11 @@ def compile_queries(profile: Profile) -> None:
     if profile.semantic.silent:
         silent_query(profile)
     fingerprint(profile)
+    if profile.semantic.namespaces:
+        from .namespaces import namespaces_query
+        namespaces_query(profile)
+    if profile.semantic_reading is not profile:
+        compile_queries(profile.semantic_reading)   # (the profile the check reads with: C#'s masks)
 
 
 @functools.lru_cache(maxsize=None)

@@ -234,7 +234,7 @@ def _path_tables(index: tuple) -> tuple[dict[str, str], dict[str, tuple[int, str
 
 def names_unread_language(path: str) -> str | None:
     """The name of `path`'s language when it is code whose names no semantic check reads (a
-    profile with no `[semantic]` table and not `code = false`: C# today), else None (no profile,
+    profile with no `[semantic]` table and not `code = false`: Kotlin today), else None (no profile,
     a document or data, or a language the check reads). Read from the profile's TOML, without
     validating it: a task of C files loads no grammar to be told its names were not looked for."""
     name = profile_name_for_path(path)

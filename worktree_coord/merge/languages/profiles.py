@@ -85,6 +85,7 @@ Profile keys:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import threading
@@ -208,6 +209,8 @@ class SignatureRules:
     when a token of `token_unknown` (a closure's `|`, generics' `<`, a macro's `$`) stands among them.
     `empty_unknown`: an empty parameter list takes any arguments (C's `f()`, before C23); `none`:
     the text of a lone parameter that means the function takes none (C's `f(void)`).
+    `default_tokens`: tokens that give a counted parameter a default where no field holds it (C#'s
+    `int x = 1`: its `=`): such a parameter makes the count unknown, as a `defaults` field does.
     `optional`: parameter kinds a call may leave out (Python's `sep="-"`): counted between the
     fewest and the most arguments a call passes; a counted parameter after one makes the count
     unknown. `transparent`: decorators that keep what a function takes (Python's `functools.lru_cache`), by
@@ -230,6 +233,7 @@ class SignatureRules:
     transparent: frozenset[str] = frozenset()
     optional: frozenset[str] = frozenset()
     empty_unknown: bool = False     # an empty list takes any arguments (C's `f()` before C23)
+    default_tokens: frozenset[str] = frozenset()   # a counted parameter holding one has a default (C#'s `=`)
     none: str = ""                  # the text of a lone parameter that means none (C's `void`)
 
     @property
@@ -376,7 +380,15 @@ class SemanticRules:
     (C's `static`); `partial_parse`: a version the parser does not read cleanly is read outside its
     ERROR nodes, and a name written inside one is never taken as removed (C's macros defeat the
     parser in most real files). `silent`: a query whose `@silent` nodes hold no use of a name (C's
-    `#if defined(X)`: a macro undefined there reads as 0, no break).
+    `#if defined(X)`: a macro undefined there reads as 0, no break). `namespaces`: a query over a
+    file's namespaces and namespace imports (C#: `@namespace`, `@namespace.rest`, `@namespace.name`,
+    `@using`, `@using.global`, `@using.static`; merge/checks/namespaces.py): a linked language's
+    definition is seen only by a use inside its namespace, in a file importing it, or spelling it
+    (`N.T`), and its package is its own language's, not C's. `parse_masks`: the profile's
+    `parse_masks`, for the semantic check's reading alone (`Profile.semantic_reading`): C#'s
+    preprocessor lines and `#else` branches, which the structured merge keeps as members.
+    `conditional`: two line patterns, opening and closing a block the preprocessor may compile out
+    (C#'s `#if`, `#endif`): a definition inside one is never taken as removed (linked.conditional).
     """
 
     tags: tuple[str, ...] = ()
@@ -431,6 +443,9 @@ class SemanticRules:
     file_local: str = ""                            # a pattern of a definition's text before its name: its file's alone (C's `static`)
     partial_parse: bool = False                     # a version with ERROR nodes is read outside them (C's macros): linked.py
     silent: str = ""                                # a query: `@silent` nodes no name inside is a use in (C's `#if X`)
+    namespaces: str = ""                            # a query: a file's namespaces and `using`s (C#): namespaces.py
+    parse_masks: tuple[str, ...] = ()               # more masks for the semantic reading alone (C#'s `#else` branches)
+    conditional: tuple[str, ...] = ()               # line patterns opening and closing a block that may be compiled out (`#if`, `#endif`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -458,10 +473,10 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name", "all_members", "own_kinds", "file_local",
-                  "partial_parse", "silent"}
+                  "partial_parse", "silent", "namespaces", "parse_masks", "conditional"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
-                   "transparent", "optional", "empty_unknown", "none"}
+                   "transparent", "optional", "empty_unknown", "none", "default_tokens"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
                  "source_folders", "entries", "dependency_fields", "source_roots"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
@@ -594,6 +609,15 @@ class Profile:
     def binds_query(self) -> tree_sitter.Query | None:
         """The compiled `binds` query (None when the profile has none)."""
         return tree_sitter.Query(self.language, self.binds) if self.binds else None
+
+    @functools.cached_property
+    def semantic_reading(self) -> "Profile":
+        """This profile as the semantic check reads a version: its `[semantic] parse_masks` added to
+        its own (C#'s `#if`/`#else` lines, which the structured merge keeps as members, read as spaces
+        by the check alone); itself where it has none."""
+        if not self.semantic.parse_masks or self.parse_masks[-len(self.semantic.parse_masks):] == self.semantic.parse_masks:
+            return self   # (no masks of its own, or this is the reading already)
+        return dataclasses.replace(self, parse_masks=self.parse_masks + self.semantic.parse_masks)
 
     @functools.cached_property
     def declaration_keys(self) -> dict[str, str]:
@@ -808,20 +832,36 @@ def _parse_aliases(raw: dict[str, Any], source: str) -> list[list[str]]:
     return aliases
 
 
-def _parse_masks(raw: dict[str, Any], source: str) -> tuple[str, ...]:
+def _conditional(raw: dict[str, Any], source: str) -> tuple[str, ...]:
+    """`[semantic] conditional`: two regexes (a line opening a block the preprocessor may compile
+    out, a line closing one), or none."""
+    pair = raw.get("conditional", [])
+    if not isinstance(pair, list) or len(pair) not in (0, 2) or not all(isinstance(p, str) for p in pair):
+        raise ConfigError(f"language profile {source}: semantic.conditional must be two regexes (opening, closing)",
+                          fix="write e.g. conditional = ['^[ \\t]*#[ \\t]*if\\b', '^[ \\t]*#[ \\t]*endif\\b']")
+    for pattern in pair:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise ConfigError(f"language profile {source}: semantic.conditional {pattern!r} does not compile: {error}",
+                              fix="write a Python regular expression") from None
+    return tuple(pair)
+
+
+def _parse_masks(raw: dict[str, Any], source: str, key: str = "parse_masks") -> tuple[str, ...]:
     """`parse_masks`: regexes that compile and name a group `mask` (what the parse reads as spaces)."""
     masks = raw.get("parse_masks", [])
-    fix = "write e.g. parse_masks = ['^(?P<mask>API_MACRO )'] (a regex with a group named mask)"
+    fix = f"write e.g. {key} = ['^(?P<mask>API_MACRO )'] (a regex with a group named mask)"
     if not isinstance(masks, list) or not all(isinstance(mask, str) for mask in masks):
-        raise ConfigError(f"language profile {source}: parse_masks must be a list of regexes", fix=fix)
+        raise ConfigError(f"language profile {source}: {key} must be a list of regexes", fix=fix)
     for mask in masks:
         try:
             compiled = re.compile(mask.encode(), re.MULTILINE)
         except re.error as error:
-            raise ConfigError(f"language profile {source}: parse_masks {mask!r} does not compile: {error}",
+            raise ConfigError(f"language profile {source}: {key} {mask!r} does not compile: {error}",
                               fix=fix) from None
         if "mask" not in compiled.groupindex:
-            raise ConfigError(f"language profile {source}: parse_masks {mask!r} has no group named mask", fix=fix)
+            raise ConfigError(f"language profile {source}: {key} {mask!r} has no group named mask", fix=fix)
     return tuple(masks)
 
 
@@ -1034,6 +1074,8 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
         own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
         partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
+        namespaces=text("namespaces", ""), parse_masks=tuple(_parse_masks(raw, source, "semantic.parse_masks")),
+        conditional=_conditional(raw, source),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
@@ -1136,7 +1178,8 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
                           spread=frozenset(strings("spread")), token_lists=frozenset(strings("token_lists")),
                           token_unknown=frozenset(strings("token_unknown")),
                           transparent=frozenset(strings("transparent")), optional=frozenset(strings("optional")),
-                          empty_unknown=raw.get("empty_unknown", False), none=raw.get("none", ""))
+                          empty_unknown=raw.get("empty_unknown", False), none=raw.get("none", ""),
+                          default_tokens=frozenset(strings("default_tokens")))
 
 
 def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],
