@@ -288,3 +288,26 @@ def test_task_check_and_finish_block_a_c_rename_left_behind_and_a_call_added_mea
     assert code == 1 and finished["state"] == "conflict", finished
     [conflict] = finished["conflicts"]
     assert conflict["semantic"]["name"] == "gone" and conflict["semantic"]["use_path"] == "c.c", conflict
+
+
+def test_a_use_inside_a_macro_body_is_left_behind(tmp_path: Path) -> None:
+    """lua loslib.c:67 `#define l_gettime(L,arg) luaL_checknumber(L, arg)`: the macro's body calls the
+    renamed function wherever it is expanded; the check named lmathlib.c but not loslib.c."""
+    loslib = ('#include "lauxlib.h"\n#if !defined(l_gettime)\n#define l_gettime(L,arg)\tluaL_checknumber(L, arg)\n'
+              "#endif\n#define L_NUMBER\tluaL_optnumber\n")
+    repo = branch(tmp_path, {"lauxlib.h": LAUXLIB_H, "lauxlib.c": LAUXLIB_C, "loslib.c": loslib},
+                  {"lauxlib.h": LAUXLIB_H.replace("luaL_checknumber", "luaL_checknum").replace("luaL_optnumber", "luaL_optnum"),
+                   "lauxlib.c": LAUXLIB_C.replace("luaL_checknumber", "luaL_checknum").replace("luaL_optnumber", "luaL_optnum")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("loslib.c", [3], "luaL_checknumber", "lauxlib.c"),
+                                   ("loslib.c", [5], "luaL_optnumber", "lauxlib.c")], found
+
+
+def test_a_macro_parameter_a_member_a_pasted_or_quoted_word_is_no_use_of_a_global(tmp_path: Path) -> None:
+    """A removed global `top` spelled in macro bodies only as a parameter, a member (`L->top`), a
+    pasted (`top##_fn`) or quoted (`#top`) word, in a comment or a string: none of them reads it."""
+    macros = ("#define push(top, v) ((top) = (v))\n#define settop(L) ((L)->top = 0)\n#define NAME(top) top##_fn #top\n"
+              '#define MSG "top" /* top */\n')
+    repo = branch(tmp_path, {"state.c": "int top;\nint get(void) { return 1; }\n", "m.h": macros},
+                  {"state.c": "int get(void) { return 1; }\n"})
+    assert uses(repo) == (0, [])
