@@ -311,3 +311,19 @@ def test_a_macro_parameter_a_member_a_pasted_or_quoted_word_is_no_use_of_a_globa
     repo = branch(tmp_path, {"state.c": "int top;\nint get(void) { return 1; }\n", "m.h": macros},
                   {"state.c": "int get(void) { return 1; }\n"})
     assert uses(repo) == (0, [])
+
+
+def test_a_prototype_left_while_its_definition_is_renamed_answers_no_call(tmp_path: Path) -> None:
+    """`int f(void);` kept in a.h while a.c renames `int f(void) {...}` to g: b.c's call of f
+    compiles and does not link. A prototype declares, it defines nothing; b.c's own `int f(void);`
+    neither. Another file's body of f (a platform's variant) still answers."""
+    files = {"a.h": "int f(void);\n", "a.c": '#include "a.h"\nint f(void) { return 1; }\n',
+             "b.c": '#include "a.h"\nint b(void) { return f(); }\n',
+             "c.c": "int f(void);\nint c(void) { return f() + 1; }\n"}
+    renamed = {"a.c": '#include "a.h"\nint g(void) { return 1; }\n'}
+    code, found = uses(branch(tmp_path / "alone", files, renamed))
+    assert code == 1 and found == [("b.c", [2], "f", "a.c"), ("c.c", [2], "f", "a.c")], found
+    variant = {**files, "win.c": "#ifdef _WIN32\nint f(void) { return 2; }\n#endif\n"}
+    assert uses(branch(tmp_path / "variant", variant, renamed)) == (0, [])
+    macro = {**files, "a.h": "int f(void);\n#define f() g()\n"}
+    assert uses(branch(tmp_path / "macro", files, {**renamed, "a.h": macro["a.h"]})) == (0, [])

@@ -17,7 +17,8 @@ profile `partial_parse` reads such a version outside its ERROR nodes, and a name
 is taken as possibly defined there (`error_words`), never as removed (precision first). A
 macro's body is tokens the grammar leaves unparsed (`preproc_arg`): its words are uses
 (`token_uses`), lua's `#define l_gettime(L,arg) luaL_checknumber(L, arg)` calls luaL_checknumber
-wherever l_gettime is expanded.
+wherever l_gettime is expanded. A prototype declares a function, it defines nothing: a body gone
+is answered by another file's body, not by a header's `int f(void);` left behind (`answers`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ if TYPE_CHECKING:
     import tree_sitter
 
     from ..languages.profiles import Profile
-    from .symbols import Definition
+    from .symbols import Definition, Symbols
+
+_FUNCTIONS = frozenset({"function", "method"})
 
 LINKED = "\0linked"   # the key of the linked languages' one package: no folder is spelled so
 _WORD = re.compile(rb"[A-Za-z_]\w*")
@@ -123,3 +126,30 @@ def token_uses(text: bytes) -> list[tuple[int, str]]:
             continue
         found.append((token.start(), token.group(1).decode("utf-8", "replace")))
     return found
+
+
+def prototype(data: bytes, definition: "Definition") -> bool:
+    """Whether `definition` (of a version `data`) is a function declared with no body: the
+    declaration `int f(void);`, not the definition `int f(void) { ... }`."""
+    return definition.kind in _FUNCTIONS and data[definition.start_byte:definition.end_byte].rstrip().endswith(b";")
+
+
+def answers(symbols: "Symbols", data: bytes | None, removed: "Definition", removed_from: bytes | None) -> bool:
+    """Whether a file of the linked package, read as `symbols` from `data`, answers a use of
+    `removed` (a top-level definition of the version `removed_from` that the merge lost): it binds
+    the name, and where `removed` had a body (a function with external linkage), by more than
+    prototypes. A header's `int f(void);` left while the .c renamed `int f(void) {...}` to g links
+    no call of f (a prototype gone is answered by any declaration or definition left)."""
+    if not symbols.binds(removed.container, removed.name):
+        return False
+    if removed.container or data is None or removed_from is None or removed.kind not in _FUNCTIONS \
+            or prototype(removed_from, removed):
+        return True
+    return not declared_only(data, symbols, removed.name)
+
+
+def declared_only(data: bytes | None, symbols: "Symbols", name: str) -> bool:
+    """Whether a version `data` (read as `symbols`) holds its top-level `name` as function
+    prototypes alone: it declares a function some other file defines."""
+    same = [d for d in symbols.definitions if d.name == name and not d.container]
+    return data is not None and bool(same) and all(prototype(data, d) for d in same)

@@ -49,7 +49,7 @@ import tree_sitter
 from ...frozen import value_class
 from .declared_types import nested_type_targets, static_member_targets
 from .duplicates import find_duplicates
-from .linked import LINKED, error_words, file_local, package_key, reading_profile, surely_placed
+from .linked import LINKED, answers, declared_only, error_words, file_local, package_key, reading_profile, surely_placed
 from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, member_name, profile_for_path
 from ..languages.reparse import inverted
@@ -798,7 +798,8 @@ class _Check:
             for reference, targets in uses + list(self._imports_as_uses(path, merged, merged_lines, names)):
                 if reference.kind == "import" and reference.name in reported and not self.every_use:
                     continue   # the file's calls of it are reported already: its import is one more line to fix
-                if any(_removal_key(target) not in by_key and self.defined_in_merged(target) for target in targets):
+                gone = [by_key[key] for target in targets if (key := _removal_key(target)) in by_key]
+                if any(_removal_key(target) not in by_key and self.answered_in_merged(target, gone) for target in targets):
                     continue   # another file the use may mean defines it (a package moved: Go's vendor/)
                 for target in targets:
                     removal = by_key.get(_removal_key(target))
@@ -851,6 +852,17 @@ class _Check:
                 or not symbols.wildcard or self.reexports is None:
             return True
         return self.reexports.star_may_pass(path, symbols, definition.name)
+
+    def answered_in_merged(self, target: tuple[str, tuple[str, ...], str], removals: list[_Removal]) -> bool:
+        """`defined_in_merged`, where in the linked package (C) a file holding only prototypes of a
+        function answers no use of one of `removals` that had a body (linked.answers): a header's
+        `int f(void);` left behind links no call of f."""
+        defined = self.defined_in_merged(target)
+        if not defined or not removals or package_key(target[0]) != LINKED:
+            return defined
+        found = self.symbols(target[0], "merged", uses=False)
+        return found is not None and all(answers(found, self.files[target[0]].merged, removal.definition,
+                                                 self.files[removal.path].base) for removal in removals)
 
     def defined_in_merged(self, target: tuple[str, tuple[str, ...], str]) -> bool:
         path, container, name = target
@@ -916,8 +928,8 @@ class _Check:
                     # a broken name (mockito's DefaultMockingDetails implements MockingDetails;
                     # the merged file did not compile; found driving wtc on mockito).
                     yield (path, container, name)
-            if merged.binds((), name):
-                return
+            if merged.binds((), name) and not (rules.package == "linked" and declared_only(self.files[path].merged, merged, name)):
+                return   # (C: a file's own prototype of a function declares the linked package's, defines none)
             if merged.wildcard:
                 # A glob import (`use crate::lines::*;`, `from .util import *`) then `locate(3)`: where
                 # every glob's module is a file of the tree, the name comes from one of them, and the
@@ -1468,12 +1480,14 @@ class _Check:
                 # still standing in the merged tree answers a use)
                 for which in ("merged",) if linked else ("base", "merged"):
                     found = self.symbols(other, which, uses=False)
-                    if found is not None and found.binds(definition.container, definition.name):
+                    if found is not None and (answers(found, self.files[other].version(which), definition,
+                                                      self.files[removal.path].base) if linked
+                                              else found.binds(definition.container, definition.name)):
                         return False   # defined in another file of the package (moved, or a build variant)
             if linked and not self.complete:
                 # (C: the merge's files are those that spell the name, the left-behind look's; a
                 # caller's reader of more, a git merge driver's, may know one more definition)
-                return not self.defined_outside(removal.path, definition)
+                return not self.defined_outside(removal.path, definition, self.files[removal.path].base)
         return True
 
     def file_local(self, removal: _Removal) -> bool:
@@ -1481,17 +1495,21 @@ class _Check:
         base = self.files[removal.path].base
         return base is not None and file_local(removal.path, base, removal.definition)
 
-    def defined_outside(self, path: str, definition: Definition) -> bool:
+    def defined_outside(self, path: str, definition: Definition, base: bytes | None = None) -> bool:
         """Whether another file of `path`'s package, read through `package_reader` (any version
-        given: ours' or theirs'), defines `definition`; False when they cannot be read."""
+        given: ours' or theirs'), defines `definition`; False when they cannot be read. With `base`
+        (the linked package: `path`'s version that held it), a body is answered by a body, not a
+        prototype (linked.answers)."""
         if path not in self._outside:
             listed = self.package_reader(path) if self.package_reader is not None else None
             profile = semantic_profile(path)
             self._outside[path] = None if listed is None else [
-                extract(profile, data, uses=False) for other, data in listed
+                (extract(profile, data, uses=False), data) for other, data in listed
                 if other != path and semantic_profile(other) is profile]
         found = self._outside[path]
-        return found is not None and any(symbols.binds(definition.container, definition.name) for symbols in found)
+        return found is not None and any(answers(symbols, data, definition, base) if base is not None
+                                         else symbols.binds(definition.container, definition.name)
+                                         for symbols, data in found)
 
     def merged_line(self, path: str, line: int) -> str:
         """Line `line` of the merged `path`, stripped: the use a finding shows ("" past its end)."""
