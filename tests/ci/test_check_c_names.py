@@ -327,3 +327,40 @@ def test_a_prototype_left_while_its_definition_is_renamed_answers_no_call(tmp_pa
     assert uses(branch(tmp_path / "variant", variant, renamed)) == (0, [])
     macro = {**files, "a.h": "int f(void);\n#define f() g()\n"}
     assert uses(branch(tmp_path / "macro", files, {**renamed, "a.h": macro["a.h"]})) == (0, [])
+
+
+def test_a_static_inline_function_of_a_header_is_every_includers(tmp_path: Path) -> None:
+    """`static inline int sq(int x)` in util.h renamed: a.c, which includes util.h, still calls sq.
+    A static of a .c file stays its own (test_a_static_function_is_its_own_files)."""
+    util = "static inline int sq(int x) { return x * x; }\n"
+    repo = branch(tmp_path, {"util.h": util, "a.c": '#include "util.h"\nint a(void) { return sq(2); }\n'},
+                  {"util.h": util.replace("sq", "square")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("a.c", [2], "sq", "util.h")], found
+
+
+def test_task_faces_block_a_macro_body_a_kept_prototype_and_a_header_static_left_behind(tmp_path: Path) -> None:
+    """Through `task check`, `task finish --no-merge` and `wtc merge`: a body renamed under a kept
+    prototype whose only caller is a macro's body, and a header's static inline renamed, are
+    refused, naming the user."""
+    repo = make_repo(tmp_path / "repo", {
+        "aux.h": "int chk(int);\nstatic inline int sq(int x) { return x * x; }\n",
+        "aux.c": '#include "aux.h"\nint chk(int x) { return x; }\n',
+        "os.c": '#include "aux.h"\n#define gettime(L) chk(L)\nint t(void) { return gettime(1) + sq(2); }\n'})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    renames = {"body": {"aux.c": '#include "aux.h"\nint check(int x) { return x; }\n'},
+               "inline": {"aux.h": "int chk(int);\nstatic inline int square(int x) { return x * x; }\n"}}
+    for task, files in renames.items():
+        code, started = wtc_in_process(repo, "task", "start", task, "--run", "r", "--own", "aux.*")
+        assert code == 0, started
+        write(Path(started["worktree"]), files)
+        code, checked = wtc_in_process(repo, "task", "check", task, "--run", "r")
+        assert code == 1 and [(u["use_path"], u["name"]) for u in checked["left_behind"]] == \
+            [("os.c", "chk" if task == "body" else "sq")], checked
+        assert wtc_in_process(repo, "task", "finish", task, "--run", "r", "--no-merge")[0] == 0
+        code, merged = wtc_in_process(repo, "merge", "--run", "r")
+        [result] = merged["tasks"]
+        assert code == 1 and result["state"] == "conflict", merged
+        assert [(c["semantic"]["use_path"], c["semantic"]["name"]) for c in result["conflicts"]] == \
+            [("os.c", "chk" if task == "body" else "sq")], result
+        assert wtc_in_process(repo, "task", "abandon", task, "--run", "r")[0] == 0

@@ -11,7 +11,8 @@ linker's. A function defined in lauxlib.c and declared in lauxlib.h is called fr
 repository that declares it, most through an `#include` of the header, which names no module the
 check could follow; so every file of the linked languages shares one key (`package = "linked"`),
 and a use in any of them may mean a definition in any other, unless it defines or declares the
-name itself. A `static` definition (profile `file_local`) is its own file's alone. The C
+name itself. A `static` definition (profile `file_local`) is its own file's alone, but in a header
+(profile `included`), whose every includer holds it. The C
 preprocessor defeats a parser in most real files (`cast(T*, x)`, `l_sinline`, a macro's arguments):
 profile `partial_parse` reads such a version outside its ERROR nodes, and a name written inside one
 is taken as possibly defined there (`error_words`), never as removed (precision first). A
@@ -59,8 +60,18 @@ def package_key(path: str) -> str | None:
 
 
 def file_local(path: str, data: bytes, definition: "Definition") -> bool:
-    """Whether `definition` (of `path`'s version `data`) is its file's alone: the profile's
-    `file_local` pattern (C's `static`) stands in its text before its name."""
+    """Whether `definition` (of `path`'s version `data`) is its file's alone: written `static`
+    (`written_local`) in a file no other includes whole (profile `included`: a header's static
+    is every includer's)."""
+    profile = profile_for_path(path)
+    if profile is None or posixpath.splitext(path)[1].lstrip(".") in profile.semantic.included:
+        return False   # (a header's `static inline` function is every includer's: profile `included`)
+    return written_local(path, data, definition)
+
+
+def written_local(path: str, data: bytes, definition: "Definition") -> bool:
+    """Whether the profile's `file_local` pattern (C's `static`) stands in `definition`'s text
+    before its name: no file but its own (and, a header, its includers) sees it."""
     profile = profile_for_path(path)
     pattern = profile.semantic.file_local if profile is not None else ""
     if not pattern:

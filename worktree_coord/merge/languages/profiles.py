@@ -371,7 +371,8 @@ class SemanticRules:
     `package = "linked"`: every file of the languages so marked shares one package, the linker's
     (C, C++: a use in any file may mean a definition in any other, merge/checks/linked.py);
     `file_local`: a pattern of a definition's text before its name that makes it its file's alone
-    (C's `static`); `partial_parse`: a version the parser does not read cleanly is read outside its
+    (C's `static`), except in a file of an `included` extension (a header: what it defines `static`
+    is every includer's, `static inline int f(...)`); `partial_parse`: a version the parser does not read cleanly is read outside its
     ERROR nodes, and a name written inside one is never taken as removed (C's macros defeat the
     parser in most real files). `silent`: a query whose `@silent` nodes hold no use of a name (C's
     `#if defined(X)`: a macro undefined there reads as 0, no break).
@@ -426,6 +427,7 @@ class SemanticRules:
     all_members: frozenset[str] = frozenset()       # members every class has (Java's Object methods, `toString`)
     own_kinds: frozenset[str] = frozenset()         # member kinds no base gives (Rust's `variant`): heritage hides none
     file_local: str = ""                            # a pattern of a definition's text before its name: its file's alone (C's `static`)
+    included: frozenset[str] = frozenset()          # extensions of files included whole: no definition there is its file's alone (`h`)
     partial_parse: bool = False                     # a version with ERROR nodes is read outside them (C's macros): linked.py
     silent: str = ""                                # a query: `@silent` nodes no name inside is a use in (C's `#if X`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
@@ -455,7 +457,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name", "all_members", "own_kinds", "file_local",
-                  "partial_parse", "silent"}
+                  "included", "partial_parse", "silent"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
                    "transparent", "optional", "empty_unknown", "none"}
@@ -1028,7 +1030,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         star_named=text("star_named", ""),
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
         own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
-        partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
+        included=frozenset(strings("included")), partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
