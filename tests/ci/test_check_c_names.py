@@ -364,3 +364,36 @@ def test_task_faces_block_a_macro_body_a_kept_prototype_and_a_header_static_left
         assert [(c["semantic"]["use_path"], c["semantic"]["name"]) for c in result["conflicts"]] == \
             [("os.c", "chk" if task == "body" else "sq")], result
         assert wtc_in_process(repo, "task", "abandon", task, "--run", "r")[0] == 0
+
+
+QUALIFIED_H = ("#pragma once\nnamespace kv {\nclass Store {\n public:\n  static Store* Make();\n  void Put(int key);\n};\n"
+               "int Hash(int key);\n}\n")
+QUALIFIED_CC = ('#include "store.h"\nnamespace kv {\nStore* Store::Make() { return new Store(); }\n'
+                "void Store::Put(int key) { (void)key; }\nint Hash(int key) { return key * 31; }\n}\n")
+QUALIFIED_USE = ('#include <utility>\n#include "store.h"\nint Run() {\n  kv::Store* db = kv::Store::Make();\n'
+                 "  int k = std::move(1);\n  return kv::Hash(k);\n}\n")
+
+
+def test_a_cpp_qualified_call_of_a_renamed_function_or_static_member_is_left_behind(tmp_path: Path) -> None:
+    """`kv::Hash(k)` (a function of a namespace) and `kv::Store::Make()` (a class's static member)
+    were never followed: renaming either left the call behind unseen."""
+    code, found = uses(branch(tmp_path / "function", {"store.h": QUALIFIED_H, "store.cc": QUALIFIED_CC, "main.cc": QUALIFIED_USE},
+                              {"store.h": QUALIFIED_H.replace("Hash", "Digest"), "store.cc": QUALIFIED_CC.replace("Hash", "Digest")}))
+    assert code == 1 and found == [("main.cc", [6], "Hash", "store.cc")], found
+    code, found = uses(branch(tmp_path / "static", {"store.h": QUALIFIED_H, "store.cc": QUALIFIED_CC, "main.cc": QUALIFIED_USE},
+                              {"store.h": QUALIFIED_H.replace("Make", "Create"), "store.cc": QUALIFIED_CC.replace("Make", "Create")}))
+    assert code == 1 and found == [("main.cc", [4], "Store.Make", "store.h")], found
+
+
+def test_a_cpp_qualified_call_into_another_namespace_or_a_class_with_bases_is_not_followed(tmp_path: Path) -> None:
+    """`std::move` is no call of a removed `kv::move`; `other::Hash` is another namespace's; a
+    static member reached through a class with a base may be the base's."""
+    header = QUALIFIED_H.replace("int Hash(int key);", "int move(int key);\nint Hash(int key);")
+    use = QUALIFIED_USE.replace("kv::Hash(k)", "other::Hash(k)") + "namespace other { int Hash(int k) { return k; } }\n"
+    derived = ('#include "store.h"\nnamespace kv {\nclass Cached : public Store { };\n}\n'
+               "int Use() { return kv::Cached::Make() != nullptr; }\n")
+    repo = branch(tmp_path, {"store.h": header, "store.cc": QUALIFIED_CC + "int kv::move(int key) { return key; }\n",
+                             "main.cc": use, "derived.cc": derived},
+                  {"store.h": header.replace("Hash", "Digest").replace("move", "shift"),
+                   "store.cc": (QUALIFIED_CC + "int kv::move(int key) { return key; }\n").replace("Hash", "Digest").replace("move", "shift")})
+    assert uses(repo) == (0, [])

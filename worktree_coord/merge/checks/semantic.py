@@ -967,6 +967,8 @@ class _Check:
                     # The member of a type another module defines, whose impl this file holds (`use
                     # crate::color::Color; impl Color { ... Self::Green ... }`): the type's, as `Color::Green`.
                     yield from self.targets(path, dataclasses.replace(reference, receiver=owner), merged)
+        elif rules.package == "linked" and self._after_separator(path, reference, "::"):
+            yield from self.qualified_targets(path, reference)
         else:
             separator = rules.module_separator
             rooted = reference.kind == "call" and receiver in rules.module_roots   # `crate::f(x)`
@@ -1049,6 +1051,22 @@ class _Check:
                 for target in self.reexports.locate(imported.module, path, rules):
                     for binder, module in self.reexports.whole_modules(target, imported.name):
                         yield from self.imported_from(module, name, binder, rules)
+
+    def qualified_targets(self, path: str, reference: Reference) -> Iterator[tuple[str, tuple[str, ...], str]]:
+        """What a C++ qualified name (`Store::Make()`, `kv::Hash()`) may mean, in the linked package:
+        the static member of a class of its qualifier's last name, in any file; or a function of a
+        namespace of that name, in a file that opens it (`namespace kv {`): a namespace holds no
+        names of its own, its functions are top-level ones (`std::move` leads to no file of the tree
+        that opens `namespace std`)."""
+        qualifier = (reference.receiver or "").rsplit("::", 1)[-1].strip()
+        if not _LEADING_NAME.fullmatch(qualifier):
+            return   # (a template's `Box<int>::make()`: not followed)
+        opens = re.compile(rb"\bnamespace\s+(?:\w+\s*::\s*)*" + re.escape(qualifier.encode()) + rb"\s*\{")
+        for file in [path] + self.package_files(path):
+            yield (file, (qualifier,), reference.name)
+            versions = self.files[file]
+            if any(opens.search(data) for data in (versions.merged, versions.base) if data is not None):
+                yield (file, (), reference.name)
 
     def typed_local_targets(self, path: str, reference: Reference, merged: Symbols,
                             rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]:
