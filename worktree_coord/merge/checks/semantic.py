@@ -768,7 +768,8 @@ class _Check:
                 # file's token is its folder's name, which `from '../index.js'` or `from '..'` need
                 # not spell (Chart.js drive: a re-export dropped from src/index.ts went unseen)
                 direct = self.imported_files(path) if any(r.path not in reached for r in through) else frozenset()
-                names.update(r.definition.name for r in through if r.path in reached or r.path in direct)
+                names.update(r.definition.name for r in through if r.path in reached or r.path in direct
+                             or _called_on_a_result(r, text))
             words_used = {spelled[id(r)] for r in candidates if r.definition.name in names}
             if not any(word in text for word in words_used):
                 continue   # cheap: no added line even mentions a removed name
@@ -1616,6 +1617,16 @@ def _path_module(receiver: str, rules: SemanticRules, merged: Symbols, reference
 
 # Reference kinds (the tags' `@reference.<kind>`) that call or construct what they name.
 _CALLED = frozenset({"call", "class"})
+
+
+def _called_on_a_result(removal: _Removal, text: bytes) -> bool:
+    """Whether `text` (a file's added lines) reads the removed member through a call's result
+    (`Store.open(k).put(v)`, `s.entry().put(v)`), in a language whose classes need no import in
+    their package (Java: profile package_types): the declared return type leads to the member's
+    class (declared_types.py), which the file need not spell."""
+    profile = semantic_profile(removal.path)
+    return bool(removal.definition.container) and profile is not None and profile.semantic.package_types \
+        and re.search(rb"\)\s*\.\s*" + re.escape(removal.definition.name.encode()) + rb"\b", text) is not None
 
 
 def use_word(path: str, container: tuple[str, ...], name: str) -> str:
