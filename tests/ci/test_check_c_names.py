@@ -366,10 +366,8 @@ def test_task_faces_block_a_macro_body_a_kept_prototype_and_a_header_static_left
         assert wtc_in_process(repo, "task", "abandon", task, "--run", "r")[0] == 0
 
 
-QUALIFIED_H = ("#pragma once\nnamespace kv {\nclass Store {\n public:\n  static Store* Make();\n  void Put(int key);\n};\n"
-               "int Hash(int key);\n}\n")
-QUALIFIED_CC = ('#include "store.h"\nnamespace kv {\nStore* Store::Make() { return new Store(); }\n'
-                "void Store::Put(int key) { (void)key; }\nint Hash(int key) { return key * 31; }\n}\n")
+QUALIFIED_H = STORE_H.replace(" public:\n", " public:\n  static Store* Make();\n")
+QUALIFIED_CC = STORE_CC.replace("namespace kv {\n", "namespace kv {\nStore* Store::Make() { return new Store(); }\n")
 QUALIFIED_USE = ('#include <utility>\n#include "store.h"\nint Run() {\n  kv::Store* db = kv::Store::Make();\n'
                  "  int k = std::move(1);\n  return kv::Hash(k);\n}\n")
 
