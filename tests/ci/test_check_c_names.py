@@ -395,3 +395,21 @@ def test_a_cpp_qualified_call_into_another_namespace_or_a_class_with_bases_is_no
                   {"store.h": header.replace("Hash", "Digest").replace("move", "shift"),
                    "store.cc": (QUALIFIED_CC + "int kv::move(int key) { return key; }\n").replace("Hash", "Digest").replace("move", "shift")})
     assert uses(repo) == (0, [])
+
+
+def test_a_cpp_method_reached_through_a_derived_class_is_its_one_bases(tmp_path: Path) -> None:
+    """`Cached c; c.Put(1)` where `class Cached : public Store { }` declares no Put: Store's Put,
+    renamed, is left behind. A derived class declaring its own Put, two bases, or a base with a base
+    of its own say nothing."""
+    cached = ('#include "store.h"\nnamespace kv {\nclass Cached : public Store { public: int hits; };\n'
+              "void Use(Cached c) { c.Put(1); }\n}\n")
+    renamed = {"store.h": STORE_H.replace("Put", "Insert"), "store.cc": STORE_CC.replace("Put", "Insert")}
+    code, found = uses(branch(tmp_path / "one", {"store.h": STORE_H, "store.cc": STORE_CC, "use.cc": cached}, renamed))
+    assert code == 1 and found == [("use.cc", [4], "Store.Put", "store.h")], found
+    two = cached.replace("public Store {", "public Store, public Other {")
+    deeper = STORE_H.replace("class Store {", "class Store : public Base {")
+    for name, files in (("own", {"use.cc": cached.replace("int hits;", "void Put(int key);")}), ("two", {"use.cc": two}),
+                        ("deeper", {"use.cc": cached, "store.h": deeper})):
+        base = {"store.h": STORE_H, "store.cc": STORE_CC, **files}
+        edits = {"store.h": base["store.h"].replace("Put", "Insert"), "store.cc": STORE_CC.replace("Put", "Insert")}
+        assert uses(branch(tmp_path / name, base, edits)) == (0, []), name

@@ -1131,12 +1131,34 @@ class _Check:
                 if found is None:
                     continue
                 if (type_name,) in found.heritage:
+                    if rules.package == "linked" and which == "merged":
+                        # C++: a member the derived class does not declare is its one base's
+                        # (`Derived d; d.Put()`, Put of Store), where the head names one base alone
+                        yield from self.base_member_targets(path, other, found, type_name, name)
                     return   # it embeds a type: a method it lost may be promoted from that one
                 declared = declared or (which == "merged" and any(
                     d.name == type_name and not d.container and d.kind != "import"
                     and (d.kind == "class" or not classes_only) for d in found.definitions))
         if declared:
             yield from ((other, (type_name,), name) for other in files)
+
+    def base_member_targets(self, path: str, declaring: str, found: Symbols, derived: str,
+                            name: str) -> Iterator[tuple[str, tuple[str, ...], str]]:
+        """The member `name` of the one base class the C++ class `derived` (of `declaring`'s merged
+        version, read as `found`) names in its head (`class Cached : public Store {`), in every file
+        of the linked package, where `derived` declares no member of that name itself; nothing for
+        two bases or a template's. A base that has bases of its own stays unknown (broken's
+        heritage test)."""
+        if found.binds((derived,), name):
+            return
+        head = re.search(rb"\b(?:class|struct)\s+(?:[A-Z_][A-Z0-9_]*\s+)?" + re.escape(derived.encode())
+                         + rb"\s*(?:final\s*)?:\s*(?:(?:public|protected|private|virtual)\s+)*"
+                         rb"((?:\w+\s*::\s*)*\w+)\s*\{", self.files[declaring].merged or b"")
+        if head is None:
+            return
+        base = head.group(1).rsplit(b"::", 1)[-1].strip().decode()
+        for other in [path] + self.package_files(path):
+            yield (other, (base,), name)
 
     def module_path(self, path: str) -> str:
         """The module `path` is, as a path (`_module_path`)."""
