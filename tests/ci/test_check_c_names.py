@@ -413,3 +413,12 @@ def test_a_cpp_method_reached_through_a_derived_class_is_its_one_bases(tmp_path:
         base = {"store.h": STORE_H, "store.cc": STORE_CC, **files}
         edits = {"store.h": base["store.h"].replace("Put", "Insert"), "store.cc": STORE_CC.replace("Put", "Insert")}
         assert uses(branch(tmp_path / name, base, edits)) == (0, []), name
+
+
+def test_a_cpp_function_defined_by_its_qualified_name_instead_is_still_defined(tmp_path: Path) -> None:
+    """store.cc rewrites `int Hash(int key) {...}` inside `namespace kv {` as `int kv::Hash(int key)
+    {...}` outside it (which the query reads as no definition): the header's prototype is then not
+    all that is left, and main.cc's call still links."""
+    moved = STORE_CC.replace("int Hash(int key) { return key * 31; }\n}\n", "}\nint kv::Hash(int key) { return key * 31; }\n")
+    repo = branch(tmp_path, {"store.h": STORE_H, "store.cc": STORE_CC, "main.cc": MAIN_CC}, {"store.cc": moved})
+    assert uses(repo) == (0, [])

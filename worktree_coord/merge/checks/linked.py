@@ -152,11 +152,17 @@ def answers(symbols: "Symbols", data: bytes | None, removed: "Definition", remov
     prototypes. A header's `int f(void);` left while the .c renamed `int f(void) {...}` to g links
     no call of f (a prototype gone is answered by any declaration or definition left)."""
     if not symbols.binds(removed.container, removed.name):
-        return False
+        return data is not None and not removed.container and qualified_body(data, removed.name)
     if removed.container or data is None or removed_from is None or removed.kind not in _FUNCTIONS \
             or prototype(removed_from, removed):
         return True
-    return not declared_only(data, symbols, removed.name)
+    return not declared_only(data, symbols, removed.name) or qualified_body(data, removed.name)
+
+
+def qualified_body(data: bytes, name: str) -> bool:
+    """Whether a version `data` defines a function `name` by its qualified name (C++'s `int
+    kv::f(int x) {`, outside its namespace's block), which the query reads as no definition."""
+    return re.search(rb"\w\s*::\s*" + re.escape(name.encode()) + rb"\s*\([^;{}()]*\)[^;{}()]*\{", data) is not None
 
 
 def declared_only(data: bytes | None, symbols: "Symbols", name: str) -> bool:

@@ -49,7 +49,8 @@ import tree_sitter
 from ...frozen import value_class
 from .declared_types import nested_type_targets, static_member_targets
 from .duplicates import find_duplicates
-from .linked import LINKED, answers, declared_only, error_words, file_local, package_key, reading_profile, surely_placed
+from .linked import (LINKED, answers, declared_only, error_words, file_local, package_key, qualified_body,
+                     reading_profile, surely_placed)
 from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, member_name, profile_for_path
 from ..languages.reparse import inverted
@@ -1511,6 +1512,8 @@ class _Check:
             return False
         if self.package_wide(removal.path) and definition.kind != "import":   # imports are the file's own
             linked = package_key(removal.path) == LINKED
+            if linked and not definition.container and qualified_body(self.files[removal.path].merged or b"", definition.name):
+                return False   # (C++: `int kv::f() {` written for `int f() {` in kv's block: still defined)
             if not self.complete and not linked:
                 # One file of the package is seen (a git merge driver): the name may have moved to
                 # another. Where the caller reads them, they say; where not, nothing can, and the
