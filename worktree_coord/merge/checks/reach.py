@@ -269,7 +269,13 @@ class Reach:
             gone = sorted(word for word in self._gone(side, path) if one_word(word))
             if not gone or len(gone) > CHAINED_WORDS:
                 continue   # (a class deleted whole: its users spell its name, paired by it)
-            chained = re.compile(rb"\)\s*\.\s*(?:" + b"|".join(map(re.escape, gone)) + rb")\b")
+            # Of those, the methods the base declares (`Entry put(`), not every word a touched line
+            # lost (`return`, a local): a user is paired, and read, only for a member a call can reach.
+            alternation = b"|".join(map(re.escape, gone))
+            declared = set(re.findall(rb"[\w>\]]\s+(" + alternation + rb")\s*\(", self._files[path].base or b""))
+            if not declared:
+                continue
+            chained = re.compile(rb"\)\s*\.\s*(?:" + b"|".join(map(re.escape, sorted(declared))) + rb")\b")
             for user in package_users:
                 if user != path and user not in near_by.get(path, ()) and chained.search(self._text(user, other)):
                     near_by.setdefault(path, set()).add(user)
