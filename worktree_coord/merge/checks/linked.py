@@ -17,7 +17,7 @@ preprocessor defeats a parser in most real files (`cast(T*, x)`, `l_sinline`, a 
 profile `partial_parse` reads such a version outside its ERROR nodes, and a name written inside one
 is taken as possibly defined there (`error_words`), never as removed (precision first). A
 macro's body is tokens the grammar leaves unparsed (`preproc_arg`): its words are uses
-(`token_uses`), lua's `#define l_gettime(L,arg) luaL_checknumber(L, arg)` calls luaL_checknumber
+(macro_words.py), lua's `#define l_gettime(L,arg) luaL_checknumber(L, arg)` calls luaL_checknumber
 wherever l_gettime is expanded. A prototype declares a function, it defines nothing: a body gone
 is answered by another file's body, not by a header's `int f(void);` left behind (`answers`).
 """
@@ -41,11 +41,6 @@ _FUNCTIONS = frozenset({"function", "method"})
 
 LINKED = "\0linked"   # the key of the linked languages' one package: no folder is spelled so
 _WORD = re.compile(rb"[A-Za-z_]\w*")
-# One C token a macro body's words are read from: a comment, a string or character literal, a
-# number (`0x1fUL`, `1e5f`: no word), a `##` or `#` (what they touch is pasted or quoted, no use),
-# an accessor (`.`, `->`, `::`: the word after it is a member, no name of its own), or a word.
-_TOKEN = re.compile(rb"""/\*.*?(?:\*/|\Z)|//[^\n]*|"(?:[^"\\\n]|\\.)*"?|'(?:[^'\\\n]|\\.)*'?"""
-                    rb"""|\.?\d(?:[\w.]|[eEpP][+-])*|\#\#|\#|->|::|\.|([A-Za-z_]\w*)|\S""", re.S)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -120,23 +115,6 @@ def surely_placed(path: str, data: bytes, definition: "Definition") -> bool:
     if not data[line_start:definition.start_byte].strip(b" \t") == b"" or line_start == definition.start_byte:
         return True   # it starts its line, or something stands before it there
     return not reading_profile(path, data, profile).parse(data).root_node.has_error
-
-
-def token_uses(text: bytes) -> list[tuple[int, str]]:
-    """(offset, word) of each word of a macro body `text` (C preprocessor tokens) that reads a name:
-    not one inside a comment or literal, not a member after an accessor (`L->top`, `s.n`), not one
-    a `#` quotes or a `##` pastes (`x##_fn` names no `x`)."""
-    found: list[tuple[int, str]] = []
-    tokens = list(_TOKEN.finditer(text))
-    for index, token in enumerate(tokens):
-        if token.group(1) is None:
-            continue
-        before = tokens[index - 1].group() if index else b""
-        after = tokens[index + 1].group() if index + 1 < len(tokens) else b""
-        if before in (b".", b"->", b"::", b"#", b"##") or after == b"##":
-            continue
-        found.append((token.start(), token.group(1).decode("utf-8", "replace")))
-    return found
 
 
 def prototype(data: bytes, definition: "Definition") -> bool:

@@ -27,7 +27,7 @@ import tree_sitter
 from ...errors import ConfigError
 from ...frozen import value_class
 from ..languages.profiles import Profile
-from .linked import token_uses
+from .macro_words import token_uses
 
 # Capture kinds (`@definition.<kind>`) whose body is code that runs when called: names defined or
 # bound inside are local. Other definition kinds that can hold definitions are containers of members.
