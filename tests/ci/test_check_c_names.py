@@ -272,3 +272,137 @@ def test_task_check_and_finish_block_a_c_rename_left_behind_and_a_call_added_mea
     assert code == 1 and finished["state"] == "conflict", finished
     [conflict] = finished["conflicts"]
     assert conflict["semantic"]["name"] == "gone" and conflict["semantic"]["use_path"] == "c.c", conflict
+
+
+def test_a_use_inside_a_macro_body_is_left_behind(tmp_path: Path) -> None:
+    """lua loslib.c:67 `#define l_gettime(L,arg) luaL_checknumber(L, arg)`: the macro's body calls the
+    renamed function wherever it is expanded; the check named lmathlib.c but not loslib.c."""
+    loslib = ('#include "lauxlib.h"\n#if !defined(l_gettime)\n#define l_gettime(L,arg)\tluaL_checknumber(L, arg)\n'
+              "#endif\n#define L_NUMBER\tluaL_optnumber\n")
+    repo = branch(tmp_path, {"lauxlib.h": LAUXLIB_H, "lauxlib.c": LAUXLIB_C, "loslib.c": loslib},
+                  {"lauxlib.h": LAUXLIB_H.replace("luaL_checknumber", "luaL_checknum").replace("luaL_optnumber", "luaL_optnum"),
+                   "lauxlib.c": LAUXLIB_C.replace("luaL_checknumber", "luaL_checknum").replace("luaL_optnumber", "luaL_optnum")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("loslib.c", [3], "luaL_checknumber", "lauxlib.c"),
+                                   ("loslib.c", [5], "luaL_optnumber", "lauxlib.c")], found
+
+
+def test_a_macro_parameter_a_member_a_pasted_or_quoted_word_is_no_use_of_a_global(tmp_path: Path) -> None:
+    """A removed global `top` spelled in macro bodies only as a parameter, a member (`L->top`), a
+    pasted (`top##_fn`) or quoted (`#top`) word, in a comment or a string: none of them reads it."""
+    macros = ("#define push(top, v) ((top) = (v))\n#define settop(L) ((L)->top = 0)\n#define NAME(top) top##_fn #top\n"
+              '#define MSG "top" /* top */\n')
+    repo = branch(tmp_path, {"state.c": "int top;\nint get(void) { return 1; }\n", "m.h": macros},
+                  {"state.c": "int get(void) { return 1; }\n"})
+    assert uses(repo) == (0, [])
+
+
+def test_a_prototype_left_while_its_definition_is_renamed_answers_no_call(tmp_path: Path) -> None:
+    """`int f(void);` kept in a.h while a.c renames `int f(void) {...}` to g: b.c's call of f
+    compiles and does not link. A prototype declares, it defines nothing; b.c's own `int f(void);`
+    neither. Another file's body of f (a platform's variant) still answers."""
+    files = {"a.h": "int f(void);\n", "a.c": '#include "a.h"\nint f(void) { return 1; }\n',
+             "b.c": '#include "a.h"\nint b(void) { return f(); }\n',
+             "c.c": "int f(void);\nint c(void) { return f() + 1; }\n"}
+    renamed = {"a.c": '#include "a.h"\nint g(void) { return 1; }\n'}
+    code, found = uses(branch(tmp_path / "alone", files, renamed))
+    assert code == 1 and found == [("b.c", [2], "f", "a.c"), ("c.c", [2], "f", "a.c")], found
+    variant = {**files, "win.c": "#ifdef _WIN32\nint f(void) { return 2; }\n#endif\n"}
+    assert uses(branch(tmp_path / "variant", variant, renamed)) == (0, [])
+    macro = {**files, "a.h": "int f(void);\n#define f() g()\n"}
+    assert uses(branch(tmp_path / "macro", files, {**renamed, "a.h": macro["a.h"]})) == (0, [])
+
+
+def test_a_static_inline_function_of_a_header_is_every_includers(tmp_path: Path) -> None:
+    """`static inline int sq(int x)` in util.h renamed: a.c, which includes util.h, still calls sq.
+    A static of a .c file stays its own (test_a_static_function_is_its_own_files)."""
+    util = "static inline int sq(int x) { return x * x; }\n"
+    repo = branch(tmp_path, {"util.h": util, "a.c": '#include "util.h"\nint a(void) { return sq(2); }\n'},
+                  {"util.h": util.replace("sq", "square")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("a.c", [2], "sq", "util.h")], found
+
+
+def test_task_faces_block_a_macro_body_a_kept_prototype_and_a_header_static_left_behind(tmp_path: Path) -> None:
+    """Through `task check`, `task finish --no-merge` and `wtc merge`: a body renamed under a kept
+    prototype whose only caller is a macro's body, and a header's static inline renamed, are
+    refused, naming the user."""
+    repo = make_repo(tmp_path / "repo", {
+        "aux.h": "int chk(int);\nstatic inline int sq(int x) { return x * x; }\n",
+        "aux.c": '#include "aux.h"\nint chk(int x) { return x; }\n',
+        "os.c": '#include "aux.h"\n#define gettime(L) chk(L)\nint t(void) { return gettime(1) + sq(2); }\n'})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    renames = {"body": {"aux.c": '#include "aux.h"\nint check(int x) { return x; }\n'},
+               "inline": {"aux.h": "int chk(int);\nstatic inline int square(int x) { return x * x; }\n"}}
+    for task, files in renames.items():
+        code, started = wtc_in_process(repo, "task", "start", task, "--run", "r", "--own", "aux.*")
+        assert code == 0, started
+        write(Path(started["worktree"]), files)
+        code, checked = wtc_in_process(repo, "task", "check", task, "--run", "r")
+        assert code == 1 and [(u["use_path"], u["name"]) for u in checked["left_behind"]] == \
+            [("os.c", "chk" if task == "body" else "sq")], checked
+        assert wtc_in_process(repo, "task", "finish", task, "--run", "r", "--no-merge")[0] == 0
+        code, merged = wtc_in_process(repo, "merge", "--run", "r")
+        [result] = merged["tasks"]
+        assert code == 1 and result["state"] == "conflict", merged
+        assert [(c["semantic"]["use_path"], c["semantic"]["name"]) for c in result["conflicts"]] == \
+            [("os.c", "chk" if task == "body" else "sq")], result
+        assert wtc_in_process(repo, "task", "abandon", task, "--run", "r")[0] == 0
+
+
+QUALIFIED_H = STORE_H.replace(" public:\n", " public:\n  static Store* Make();\n")
+QUALIFIED_CC = STORE_CC.replace("namespace kv {\n", "namespace kv {\nStore* Store::Make() { return new Store(); }\n")
+QUALIFIED_USE = ('#include <utility>\n#include "store.h"\nint Run() {\n  kv::Store* db = kv::Store::Make();\n'
+                 "  int k = std::move(1);\n  return kv::Hash(k);\n}\n")
+
+
+def test_a_cpp_qualified_call_of_a_renamed_function_or_static_member_is_left_behind(tmp_path: Path) -> None:
+    """`kv::Hash(k)` (a function of a namespace) and `kv::Store::Make()` (a class's static member)
+    were never followed: renaming either left the call behind unseen."""
+    code, found = uses(branch(tmp_path / "function", {"store.h": QUALIFIED_H, "store.cc": QUALIFIED_CC, "main.cc": QUALIFIED_USE},
+                              {"store.h": QUALIFIED_H.replace("Hash", "Digest"), "store.cc": QUALIFIED_CC.replace("Hash", "Digest")}))
+    assert code == 1 and found == [("main.cc", [6], "Hash", "store.cc")], found
+    code, found = uses(branch(tmp_path / "static", {"store.h": QUALIFIED_H, "store.cc": QUALIFIED_CC, "main.cc": QUALIFIED_USE},
+                              {"store.h": QUALIFIED_H.replace("Make", "Create"), "store.cc": QUALIFIED_CC.replace("Make", "Create")}))
+    assert code == 1 and found == [("main.cc", [4], "Store.Make", "store.h")], found
+
+
+def test_a_cpp_qualified_call_into_another_namespace_or_a_class_with_bases_is_not_followed(tmp_path: Path) -> None:
+    """`std::move` is no call of a removed `kv::move`; `other::Hash` is another namespace's; a
+    static member reached through a class with a base may be the base's."""
+    header = QUALIFIED_H.replace("int Hash(int key);", "int move(int key);\nint Hash(int key);")
+    use = QUALIFIED_USE.replace("kv::Hash(k)", "other::Hash(k)") + "namespace other { int Hash(int k) { return k; } }\n"
+    derived = ('#include "store.h"\nnamespace kv {\nclass Cached : public Store { };\n}\n'
+               "int Use() { return kv::Cached::Make() != nullptr; }\n")
+    repo = branch(tmp_path, {"store.h": header, "store.cc": QUALIFIED_CC + "int kv::move(int key) { return key; }\n",
+                             "main.cc": use, "derived.cc": derived},
+                  {"store.h": header.replace("Hash", "Digest").replace("move", "shift"),
+                   "store.cc": (QUALIFIED_CC + "int kv::move(int key) { return key; }\n").replace("Hash", "Digest").replace("move", "shift")})
+    assert uses(repo) == (0, [])
+
+
+def test_a_cpp_method_reached_through_a_derived_class_is_its_one_bases(tmp_path: Path) -> None:
+    """`Cached c; c.Put(1)` where `class Cached : public Store { }` declares no Put: Store's Put,
+    renamed, is left behind. A derived class declaring its own Put, two bases, or a base with a base
+    of its own say nothing."""
+    cached = ('#include "store.h"\nnamespace kv {\nclass Cached : public Store { public: int hits; };\n'
+              "void Use(Cached c) { c.Put(1); }\n}\n")
+    renamed = {"store.h": STORE_H.replace("Put", "Insert"), "store.cc": STORE_CC.replace("Put", "Insert")}
+    code, found = uses(branch(tmp_path / "one", {"store.h": STORE_H, "store.cc": STORE_CC, "use.cc": cached}, renamed))
+    assert code == 1 and found == [("use.cc", [4], "Store.Put", "store.h")], found
+    two = cached.replace("public Store {", "public Store, public Other {")
+    deeper = STORE_H.replace("class Store {", "class Store : public Base {")
+    for name, files in (("own", {"use.cc": cached.replace("int hits;", "void Put(int key);")}), ("two", {"use.cc": two}),
+                        ("deeper", {"use.cc": cached, "store.h": deeper})):
+        base = {"store.h": STORE_H, "store.cc": STORE_CC, **files}
+        edits = {"store.h": base["store.h"].replace("Put", "Insert"), "store.cc": STORE_CC.replace("Put", "Insert")}
+        assert uses(branch(tmp_path / name, base, edits)) == (0, []), name
+
+
+def test_a_cpp_function_defined_by_its_qualified_name_instead_is_still_defined(tmp_path: Path) -> None:
+    """store.cc rewrites `int Hash(int key) {...}` inside `namespace kv {` as `int kv::Hash(int key)
+    {...}` outside it (which the query reads as no definition): the header's prototype is then not
+    all that is left, and main.cc's call still links."""
+    moved = STORE_CC.replace("int Hash(int key) { return key * 31; }\n}\n", "}\nint kv::Hash(int key) { return key * 31; }\n")
+    repo = branch(tmp_path, {"store.h": STORE_H, "store.cc": STORE_CC, "main.cc": MAIN_CC}, {"store.cc": moved})
+    assert uses(repo) == (0, [])

@@ -61,3 +61,55 @@ def test_a_call_another_task_adds_behind_a_static_factory_is_a_conflict_at_its_f
 def test_a_method_behind_a_static_factory_kept_or_inherited_is_clean(tmp_path: Path, files: dict, entry: str) -> None:
     code, report = _branch_checked(tmp_path, files, {P + "Entry.java": entry})
     assert (code, report["left_behind"]) == (0, []), report
+
+
+# The declared return type leads the lookup: the user need not spell the class the member is of.
+UNSPELLED = "package p;\n\nclass User {\n  void f() {\n    Store.open(\"k\").put(1);\n  }\n}\n"
+INSTANCE_STORE = "package p;\n\npublic final class Store {\n  public Entry entry() {\n    return new Entry();\n  }\n}\n"
+TYPED_USER = "package p;\n\nclass User {\n  void f(Store s) {\n    s.entry().put(1);\n  }\n}\n"
+TYPESPEC = "package p;\n\npublic final class TypeSpec {\n  public enum Kind {\n    CLASS, INTERFACE\n  }\n}\n"
+KIND_USER = "package p;\n\nclass User {\n  Object f() {\n    return TypeSpec.Kind.CLASS;\n  }\n}\n"
+
+
+@pytest.mark.parametrize("files, edits, expected", [
+    ({**FILES, P + "User.java": UNSPELLED}, {P + "Entry.java": RENAMED}, "Entry.put"),
+    ({**FILES, P + "Store.java": INSTANCE_STORE, P + "User.java": TYPED_USER}, {P + "Entry.java": RENAMED}, "Entry.put"),
+    ({P + "TypeSpec.java": TYPESPEC, P + "User.java": KIND_USER},
+     {P + "TypeSpec.java": TYPESPEC.replace("CLASS", "KLASS")}, "TypeSpec.Kind.CLASS"),
+], ids=["a-static-factory-the-user-does-not-spell", "an-instance-method-of-a-typed-parameter", "a-nested-enum-constant"])
+def test_a_member_renamed_behind_a_declared_type_the_user_does_not_spell_blocks(
+        tmp_path: Path, files: dict, edits: dict, expected: str) -> None:
+    """`Store.open("k").put(1)` in a User.java that never writes `Entry`; `s.entry().put(1)` where
+    `Store s` and `Entry entry()` an instance method; `TypeSpec.Kind.CLASS` from another file."""
+    code, report = _branch_checked(tmp_path, files, edits)
+    assert code == 1 and _rows(report) == [(P + "User.java", expected, [5])], report
+
+
+@pytest.mark.parametrize("files, edits", [
+    ({**FILES, P + "Store.java": INSTANCE_STORE.replace("public Entry entry() {\n    return new Entry();\n  }\n",
+                                                         "public Entry entry() {\n    return new Entry();\n  }\n"
+                                                         "  public Other entry(int n) {\n    return null;\n  }\n"),
+      P + "User.java": TYPED_USER}, {P + "Entry.java": RENAMED}),
+    ({**FILES, P + "Store.java": INSTANCE_STORE, P + "User.java": TYPED_USER.replace("void f(Store s) {", "void f(Store s) {\n    Other s2 = null;")
+      .replace("s.entry().put(1);", "s2.entry().put(1);"), P + "Other.java": "package p;\n\nclass Other {\n  Box entry() {\n    return null;\n  }\n}\n",
+      P + "Box.java": "package p;\n\nclass Box {\n  void put(int v) {\n  }\n}\n"}, {P + "Entry.java": RENAMED}),
+    ({P + "TypeSpec.java": TYPESPEC, P + "User.java": KIND_USER},
+     {P + "TypeSpec.java": TYPESPEC.replace("INTERFACE", "INTERFACE, KLASS")}),
+], ids=["overloads-returning-two-types", "another-class-s-method-of-that-name", "a-constant-added-beside"])
+def test_a_member_behind_a_declared_type_unsure_or_kept_is_clean(tmp_path: Path, files: dict, edits: dict) -> None:
+    code, report = _branch_checked(tmp_path, files, edits)
+    assert (code, report["left_behind"]) == (0, []), report
+
+
+def test_a_call_through_an_unspelled_declared_type_blocks_at_task_check_and_at_the_queue(tmp_path: Path) -> None:
+    """The faces: `task check` of the renaming task names User.java; a task adding
+    `s.entry().put(1)` beside a rename merged meanwhile is a conflict at its finish."""
+    files = {**FILES, P + "Store.java": INSTANCE_STORE, P + "User.java": TYPED_USER}
+    repo = _task_edited(tmp_path / "check", files, "rn", (P + "Entry.java",), {P + "Entry.java": RENAMED}, None)
+    code, body = wtc_in_process(repo, "task", "check", "rn", "--run", "r1")
+    assert code == 1 and _rows(body) == [(P + "User.java", "Entry.put", [5])], body
+    code, body = _second_finish(tmp_path / "queue", {P + "Store.java": INSTANCE_STORE, P + "Entry.java": ENTRY},
+                                ("rn", P + "Entry.java", {P + "Entry.java": RENAMED}),
+                                ("use", P + "User.java", {P + "User.java": TYPED_USER}))
+    assert (code, body["state"]) == (1, "conflict"), body
+    assert any(c.get("semantic", {}).get("name") == "Entry.put" for c in body["conflicts"]), body

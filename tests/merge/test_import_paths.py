@@ -134,6 +134,26 @@ def test_an_external_crate_the_other_side_dropped_or_bumped_in_its_manifest_is_r
     assert _import_paths(found) == [("encoding::types", "src/read.rs", 1)]
 
 
+NESTED_FORM = FORM.replace("use encoding::types::Encoding;", "use encoding::{types::{Encoding}};")
+NESTED_READ = READ.replace("use encoding::types::{DecoderTrap, Encoding};", "use encoding::{types::{DecoderTrap, Encoding}};")
+
+
+def test_a_crate_path_the_base_or_the_new_line_spells_only_inside_a_nested_group_is_reported(tmp_path: Path) -> None:
+    """`use encoding::{types::{Encoding}};` imports encoding::types without writing it: the narrow
+    gate searched each file for the module's text and read neither the base that imported it so
+    (nothing replaced was seen) nor, when the using side changed more files, the new line."""
+    dropped = ENC_CARGO.replace('encoding = "0.2"\n', "")
+    nested_base = {"Cargo.toml": ENC_CARGO, "src/form.rs": NESTED_FORM, "src/lines.rs": NESTED_FORM.replace("fn form", "fn lines")}
+    ours = {path: text.replace("use encoding::{types::{Encoding}};", "use encoding_rs::Encoding;")
+            for path, text in nested_base.items() if path.endswith(".rs")} | {"Cargo.toml": dropped}
+    found = _merge(tmp_path / "base", nested_base, ours, {"src/read.rs": READ})
+    assert _import_paths(found) == [("encoding::types", "src/read.rs", 1)]
+    # the using side changing more files than the other side: its files are searched for the module
+    many = {"src/read.rs": NESTED_READ} | {f"src/more{n}.rs": f"pub fn more{n}() {{}}\n" for n in range(4)}
+    found = _merge(tmp_path / "use", ENC_BASE, _dropped_encoding(dropped), many)
+    assert _import_paths(found) == [("encoding::types", "src/read.rs", 1)]
+
+
 def test_a_crate_whose_source_is_in_the_tree_is_not_external(tmp_path: Path) -> None:
     """actix-web df3bf79873's shape: a path dependency (or a [patch] to a path) is the tree's own
     code, which the other side may have changed; its module replaced throughout stays reported."""

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..merge.checks.linked import file_local, surely_placed
+from ..merge.checks.linked import surely_placed, written_local
 from ..merge.checks.reach import spelling
 from ..merge.checks.semantic import semantic_profile
 from ..merge.checks.symbols import extract
@@ -58,7 +58,7 @@ def own_file_uses(path: str, after: bytes, gone: set[tuple[tuple[str, ...], str]
     rules = profile.semantic
     if rules.package == "linked":
         local = {d.name for d in (before_symbols.definitions if before_symbols is not None and before is not None else ())
-                 if not d.container and file_local(path, before, d)   # type: ignore[arg-type]
+                 if not d.container and written_local(path, before, d)   # type: ignore[arg-type]
                  and surely_placed(path, before, d)}   # type: ignore[arg-type]
         # C# (profile `namespaces`): a member of a class declaring no base and no other part
         # (`partial`: both are its `@heritage`) is defined in this file alone.

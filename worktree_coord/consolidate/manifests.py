@@ -20,10 +20,9 @@ import re
 from dataclasses import field
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
+from worktree_coord.consolidate.dep_values import dep_value, encode_value, pep508, written_specifier  # noqa: F401 (re-exported)
 from worktree_coord.consolidate.intent import DepValue, Ecosystem
 from worktree_coord.consolidate.names import LOCKFILES, FileKind, classify_path  # noqa: F401 (re-exported)
 from worktree_coord.consolidate.textformat import ManifestParseError, load_json, load_toml, load_yaml, plain
@@ -48,20 +47,6 @@ def normalize_member(path: str) -> str:
     return path.rstrip("/") or "."
 
 
-def encode_value(value: DepValue | str | None) -> str | None:
-    """The canonical text of a value for compare-and-swap: a bare spec when that is all there is."""
-    if value is None or isinstance(value, str):
-        return value
-    parts: dict[str, Any] = {}
-    for name in ("spec", "source", "extras", "features", "markers", "package", "options"):
-        item = getattr(value, name)
-        if item:
-            parts[name] = dict(item) if name in ("source", "options") else item
-    if set(parts) <= {"spec"}:
-        return value.spec or ""      # "" = present without a constraint; None stays "absent"
-    return json.dumps(parts, sort_keys=True, separators=(",", ":"), default=list)
-
-
 def _pairs(mapping: dict[str, Any] | None) -> tuple[tuple[str, Any], ...] | None:
     if not mapping:
         return None
@@ -75,11 +60,6 @@ def inline_text(value: Any) -> str | None:
     from tomlkit.items import InlineTable
 
     return value.as_string().strip() if isinstance(value, InlineTable) else None
-
-
-def dep_value(**kwargs: Any) -> DepValue:
-    value = DepValue(**kwargs)
-    return DepValue(**{**kwargs, "raw": encode_value(value) or ""})
 
 
 @value_class(frozen=False)
@@ -189,44 +169,6 @@ def read_cargo_toml(path: str, data: bytes) -> ManifestModel:
 
 
 # ---------------------------------------------------------------------------------------- Python
-
-_REQUIREMENT_HEAD = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?\s*")
-
-
-def written_specifier(text: str, req: Requirement) -> str | None:
-    """The version specifier as the requirement `text` writes it (`>=1.0.9,<2`, where packaging's
-    `str(req.specifier)` sorts it into `<2,>=1.0.9`); None when there is none or the text cannot be
-    cut out so that it reads as the same specifier set."""
-    if not req.specifier or req.url:
-        return None
-    head = text.split(";", 1)[0]
-    match = _REQUIREMENT_HEAD.match(head)
-    rest = head[match.end():].strip() if match else ""
-    if rest.startswith("(") and rest.endswith(")"):
-        rest = rest[1:-1].strip()
-    try:
-        return rest if SpecifierSet(rest) == req.specifier else None
-    except InvalidSpecifier:
-        return None
-
-
-def pep508(text: str, path: str) -> tuple[str, DepValue]:
-    try:
-        req = Requirement(text)
-    except InvalidRequirement as exc:
-        raise ManifestParseError(f"{path}: {text!r} is not a PEP 508 requirement: {exc}",
-                                 fix=f"fix the requirement {text!r} in {path}") from exc
-    spec = str(req.specifier) or None
-    written = written_specifier(text, req)
-    return canonicalize_name(req.name), dep_value(
-        spec=spec,
-        written=written if written != spec else None,
-        text=text,
-        source=(("url", req.url),) if req.url else None,
-        extras=tuple(sorted(canonicalize_name(e) for e in req.extras)),
-        markers=str(req.marker) if req.marker else None,
-    )
-
 
 def pep508_entries(items: Any, path: str) -> list[tuple[str, DepValue]]:
     """Each requirement string of a PEP 508 array with its key, in the array's order: the

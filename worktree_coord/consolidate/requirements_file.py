@@ -24,6 +24,7 @@ from typing import Any
 
 from packaging.utils import canonicalize_name
 
+from worktree_coord.consolidate.dep_values import dep_value, pep508
 from worktree_coord.consolidate.intent import DepValue
 from worktree_coord.consolidate.textformat import ManifestParseError
 
@@ -76,7 +77,6 @@ def logical_lines(text: str) -> list[tuple[int, int, str]]:
 
 
 def _location(where: str, editable: bool, text: str, path: str, number: int) -> tuple[str, DepValue]:
-    from worktree_coord.consolidate.manifests import dep_value
 
     match = _LOCATION.match(where.strip())
     if match is None or not match.group("where").strip():
@@ -100,7 +100,6 @@ def _looks_like_location(text: str) -> bool:
 
 def entries(text: str, path: str) -> list[Entry]:
     """Every entry of the file, in its order (see the module docstring)."""
-    from worktree_coord.consolidate.manifests import dep_value, pep508
 
     found: list[Entry] = []
     seen: set[tuple[str, str]] = set()

@@ -37,7 +37,7 @@ from ..frozen import value_class
 from ..member_globs import tree_subfolders
 from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
 from .checks import disjoint
-from .checks.import_paths import grouped_paths
+from .checks.import_paths import grouped_modules
 from .checks.merge_index import MISSING, TABLES_EVERY, MergeIndex, shared_index
 from .checks.pin_words import BlobWords, PinWords, git_words, mentioning
 from .checks.module_index import ModuleTables
@@ -643,7 +643,7 @@ class _Mentions:
     some file of that side's whole tree (a file a semantic profile reads) names, as a whole word of a
     path (so `javax.servlet` is in `javax.servlet.http.Cookie`, and `example.com/mod` is not in
     `example.com/mod/v2`), or, in a language that groups imports under a `::` path (Rust), inside
-    a group (`use std::{io, ops::Deref}` names std::ops: `import_paths.grouped_paths`). One pass
+    a group (`use std::{io, ops::Deref}` names std::ops: `import_paths.grouped_modules`). One pass
     over the tree answers every module asked at once, and stops as soon as each is found: a side
     that replaced many modules (a vendored tree moved) costs one read of its files, not one per
     module (cortex 531e91f084: 850,000 object reads before). Answers are kept for the next
@@ -692,14 +692,8 @@ class _Mentions:
         data = self._repo[oid].data
         found = {module for module in wanted
                  if module.encode() in data and patterns[module].search(data) is not None}
-        # Only a path (`std::ops`) can hide in a group, and only where its last part is spelled.
-        grouped = [module for module in wanted - found if separator == "::" and separator in module
-                   and module.rsplit(separator, 1)[1].encode() in data]
-        if grouped:
-            # `use std::{io, ops::Deref}` mentions std::ops without spelling it.
-            spelled = grouped_paths(data, separator)
-            found |= {module for module in grouped if module in spelled
-                      or any(path.startswith(module + separator) for path in spelled)}
+        # `use std::{io, ops::Deref}` mentions std::ops without spelling it.
+        found |= grouped_modules(data, wanted - found, separator)
         for module in found:
             self._known[(side, module)] = True
             if len(_WITNESSES) >= WITNESSES_KEPT:

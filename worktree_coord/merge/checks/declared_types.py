@@ -5,14 +5,17 @@ receiver, which definitions it may mean; the signature check reads the same answ
 check (its parsed versions, its package and import resolution), the using file, the reference.
 Output: (file, class chain, method) targets, nothing when unsure.
 
-Two shapes, each one step of a declared type and no more:
+Three shapes, each one step of a declared type and no more:
 - a local, parameter or field of a class nested in another, spelled through it (`CodeBlock.Builder
   code`, grammars/java.toml `@typed.*` of a `scoped_type_identifier`): the outer class is found as a
   type is (the file's own, one it imports by name, or its package's), the inner is its member;
 - a class's static member (`TypeName.INT.box()`, `CodeBlock.builder().addNamed(...)`): the field's
   declared type or the method's declared return type (profile `@typed.static`, `@typed.returns`:
   Symbols.member_types): the class itself, a class it nests, or another top-level class
-  (`Store.open(k).put(v)`, Entry.java's `put`), found as the declaring file sees its name.
+  (`Store.open(k).put(v)`, Entry.java's `put`), found as the declaring file sees its name;
+  a class it nests (`TypeSpec.Kind.CLASS`);
+- an instance method called on a local or parameter whose class the file spells (`s.entry().put()`
+  where `Store s`): the method's declared return type, as for a static one.
 Never sure (nothing is said): a class the using file nests under that name (it is the one meant), a
 local or member of the receiver's name, a class with bases or interfaces (a method it lost may be
 inherited; a static member it declares may be overloaded by an inherited one), overloads of a
@@ -55,7 +58,10 @@ def static_member_targets(check: _Check, path: str, reference: Reference, merged
     if through is None:
         return
     head, member, called = through
-    if reference.scopes & merged.local.get(head, set()) or any(
+    typed = _local_class(reference, merged, head) if called else None
+    if typed is not None:
+        head = typed   # `s.entry().put()` where `Store s`: Store's `entry`, by its declared return type
+    elif reference.scopes & merged.local.get(head, set()) or any(
             merged.binds(reference.container[:depth], head) for depth in range(len(reference.container), 0, -1)):
         return   # a local, field or nested class of that name: not the top-level class
     files = class_files(check, path, reference, merged, rules, head)
@@ -71,6 +77,11 @@ def static_member_targets(check: _Check, path: str, reference: Reference, merged
             continue
         if (head,) in found.heritage:
             return   # a static member of a base may answer it too
+        if not called and any(d.name == member and d.container == (head,) and d.kind in CONTAINER_KINDS
+                              for d in found.definitions):
+            # a class it nests (`TypeSpec.Kind.CLASS`: the enum Kind's constant)
+            yield from members_of(check, files, (head, member), reference.name)
+            return
         spelled = found.member_types.get(((head,), member, called))
         if spelled is not None:
             declaring.append((other, spelled))
@@ -137,6 +148,16 @@ def members_of(check: _Check, files: list[str], chain: tuple[str, ...], name: st
                 for d in found.definitions))
     if declared:
         yield from ((other, chain, name) for other in files)
+
+
+def _local_class(reference: Reference, merged: Symbols, name: str) -> str | None:
+    """The class a local or parameter `name` is declared of where `reference` stands, where sure:
+    bound in one function around it, every binding there spelling one class by a name alone."""
+    scopes = reference.scopes & merged.local.get(name, set())
+    if len(scopes) != 1:
+        return None
+    typed = merged.local_types.get(name, {}).get(next(iter(scopes)))
+    return typed if typed and _NAME.fullmatch(typed) else None
 
 
 def _static_member(check: _Check, path: str, reference: Reference) -> tuple[str, str, bool] | None:

@@ -163,7 +163,6 @@ def _added_imports(files: list[Versions], check: _Symbolic, side: str, modules: 
     version not read."""
     out: dict[str, list[tuple[str, Import]]] = {}
     other = "right" if side == "left" else "left"
-    names = [module.encode() for module in modules] if modules is not None else None
     # A file the side added where it deleted one of the same name is a move (the check's diffs do
     # not pair renames): its imports are the old file's, not new ones.
     deleted = {posixpath.basename(v.path) for v in files
@@ -173,7 +172,7 @@ def _added_imports(files: list[Versions], check: _Symbolic, side: str, modules: 
         path = versions.path
         if versions.same(side, "base") or not versions.exists(side) or not versions.exists("merged"):
             continue
-        if names is not None and not any(name in (versions.version(side) or b"") for name in names):
+        if modules is not None and not _spells_any(versions.version(side) or b"", modules, path):
             continue
         if versions.same(side, other):
             continue   # the other side's version imports the same: a module it still imports in a file it changed
@@ -210,7 +209,6 @@ def _replaced(files: list[Versions], check: _Symbolic, side: str, modules: set[s
     version can import none of them is not read (a parse)."""
     replaced: dict[str, tuple[str, int]] = {}
     still: set[str] = set()
-    names = [module.encode() for module in modules] if modules is not None else None
     moving: list[tuple[Versions, Symbols]] = []
     for versions in files:
         path = versions.path
@@ -218,9 +216,9 @@ def _replaced(files: list[Versions], check: _Symbolic, side: str, modules: set[s
             continue
         # Cheap first: a file whose base and new version never spell a module's name is not read
         # (integration's side of a queue merge has changed ~1,000 files, the task's new imports few).
-        if names is not None and not any(name in (versions.version(which) or b"")
-                                         for which in ("base", side) for name in names):
-            continue
+        if modules is not None and not any(_spells_any(versions.version(which) or b"", modules, path)
+                                           for which in ("base", side)):
+            continue   # (nor inside a group: `use futures::{task::{Context}}` imports futures::task)
         after = check.imports(path, side) if versions.exists(side) else None
         if versions.exists(side) and after is None:
             return {}   # a version that does not parse: its imports are unknown
@@ -318,6 +316,26 @@ def _manifests(manifest: str, path: str, which: str, tree_file: TreeFile) -> lis
 
 
 _GROUP_WORD = re.compile(rb"[A-Za-z_][\w]*")
+
+
+def _spells_any(data: bytes, modules: set[str], path: str) -> bool:
+    """Whether `data` (a version of `path`) spells one of `modules`: whole, or inside a group."""
+    if any(module.encode() in data for module in modules):
+        return True
+    profile = profile_for_path(path)
+    return profile is not None and bool(grouped_modules(data, modules, profile.semantic.module_separator))
+
+
+def grouped_modules(data: bytes, modules: Iterable[str], separator: str) -> set[str]:
+    """Of `modules`, those `data` spells inside a group alone (`use std::{io, ops::Deref}` spells
+    std::ops, `use futures::{task::{Context, Poll}}` futures::task, without writing either):
+    only a path can hide in a group, and only where its last part is spelled (grouped_paths)."""
+    wanted = [module for module in modules if separator == "::" and separator in module
+              and module.rsplit(separator, 1)[1].encode() in data]
+    if not wanted:
+        return set()
+    spelled = grouped_paths(data, separator)
+    return {module for module in wanted if module in spelled or any(path.startswith(module + separator) for path in spelled)}
 
 
 def grouped_paths(data: bytes, separator: str) -> set[str]:

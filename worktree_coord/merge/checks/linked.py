@@ -11,10 +11,15 @@ linker's. A function defined in lauxlib.c and declared in lauxlib.h is called fr
 repository that declares it, most through an `#include` of the header, which names no module the
 check could follow; so every file of the linked languages shares one key (`package = "linked"`),
 and a use in any of them may mean a definition in any other, unless it defines or declares the
-name itself. A `static` definition (profile `file_local`) is its own file's alone. The C
+name itself. A `static` definition (profile `file_local`) is its own file's alone, but in a header
+(profile `included`), whose every includer holds it. The C
 preprocessor defeats a parser in most real files (`cast(T*, x)`, `l_sinline`, a macro's arguments):
 profile `partial_parse` reads such a version outside its ERROR nodes, and a name written inside one
-is taken as possibly defined there (`error_words`), never as removed (precision first).
+is taken as possibly defined there (`error_words`), never as removed (precision first). A
+macro's body is tokens the grammar leaves unparsed (`preproc_arg`): its words are uses
+(macro_words.py), lua's `#define l_gettime(L,arg) luaL_checknumber(L, arg)` calls luaL_checknumber
+wherever l_gettime is expanded. A prototype declares a function, it defines nothing: a body gone
+is answered by another file's body, not by a header's `int f(void);` left behind (`answers`).
 """
 
 from __future__ import annotations
@@ -30,7 +35,9 @@ if TYPE_CHECKING:
     import tree_sitter
 
     from ..languages.profiles import Profile
-    from .symbols import Definition
+    from .symbols import Definition, Symbols
+
+_FUNCTIONS = frozenset({"function", "method"})
 
 LINKED = "\0linked"   # the key of the linked languages' one package: no folder is spelled so
 _WORD = re.compile(rb"[A-Za-z_]\w*")
@@ -57,8 +64,18 @@ def is_linked(key: str | None) -> bool:
 
 
 def file_local(path: str, data: bytes, definition: "Definition") -> bool:
-    """Whether `definition` (of `path`'s version `data`) is its file's alone: the profile's
-    `file_local` pattern (C's `static`) stands in its text before its name."""
+    """Whether `definition` (of `path`'s version `data`) is its file's alone: written `static`
+    (`written_local`) in a file no other includes whole (profile `included`: a header's static
+    is every includer's)."""
+    profile = profile_for_path(path)
+    if profile is None or posixpath.splitext(path)[1].lstrip(".") in profile.semantic.included:
+        return False   # (a header's `static inline` function is every includer's: profile `included`)
+    return written_local(path, data, definition)
+
+
+def written_local(path: str, data: bytes, definition: "Definition") -> bool:
+    """Whether the profile's `file_local` pattern (C's `static`) stands in `definition`'s text
+    before its name: no file but its own (and, a header, its includers) sees it."""
     profile = profile_for_path(path)
     pattern = profile.semantic.file_local if profile is not None else ""
     if not pattern:
@@ -129,3 +146,34 @@ def _depth_at(pair: tuple[str, ...], data: bytes, offset: int) -> int:
         depth = max(0, depth + step)
     return depth
 
+def prototype(data: bytes, definition: "Definition") -> bool:
+    """Whether `definition` (of a version `data`) is a function declared with no body: the
+    declaration `int f(void);`, not the definition `int f(void) { ... }`."""
+    return definition.kind in _FUNCTIONS and data[definition.start_byte:definition.end_byte].rstrip().endswith(b";")
+
+
+def answers(symbols: "Symbols", data: bytes | None, removed: "Definition", removed_from: bytes | None) -> bool:
+    """Whether a file of the linked package, read as `symbols` from `data`, answers a use of
+    `removed` (a top-level definition of the version `removed_from` that the merge lost): it binds
+    the name, and where `removed` had a body (a function with external linkage), by more than
+    prototypes. A header's `int f(void);` left while the .c renamed `int f(void) {...}` to g links
+    no call of f (a prototype gone is answered by any declaration or definition left)."""
+    if not symbols.binds(removed.container, removed.name):
+        return data is not None and not removed.container and qualified_body(data, removed.name)
+    if removed.container or data is None or removed_from is None or removed.kind not in _FUNCTIONS \
+            or prototype(removed_from, removed):
+        return True
+    return not declared_only(data, symbols, removed.name) or qualified_body(data, removed.name)
+
+
+def qualified_body(data: bytes, name: str) -> bool:
+    """Whether a version `data` defines a function `name` by its qualified name (C++'s `int
+    kv::f(int x) {`, outside its namespace's block), which the query reads as no definition."""
+    return re.search(rb"\w\s*::\s*" + re.escape(name.encode()) + rb"\s*\([^;{}()]*\)[^;{}()]*\{", data) is not None
+
+
+def declared_only(data: bytes | None, symbols: "Symbols", name: str) -> bool:
+    """Whether a version `data` (read as `symbols`) holds its top-level `name` as function
+    prototypes alone: it declares a function some other file defines."""
+    same = [d for d in symbols.definitions if d.name == name and not d.container]
+    return data is not None and bool(same) and all(prototype(data, d) for d in same)

@@ -45,7 +45,7 @@ import functools
 import heapq
 import posixpath
 import re
-from itertools import islice
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from ..lines.linediff import hunks, ranges_text, touched_lines
@@ -58,10 +58,12 @@ if TYPE_CHECKING:
 
 BARREL_USERS = 256        # using files whose imports are read for re-exports (1b), at most
 BARREL_CANDIDATES = 64    # changed files whose removed names pick those users (1b), at most
+CHAINED_WORDS = 256   # words gone from a Java file searched after a call's result (`).put`), at most
 NEAR = 16   # a parameter list's line this far below its definition's name (signatures.py) still counts
 _SIDES = ("left", "right")
 _NAME_WORDS = re.compile(rb"[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
 _WORD_RUNS = re.compile(rb"[\w$\x80-\xff]+")
+_CHAINED = re.compile(rb"\)\s*\.\s*[A-Za-z_$]")   # a member read of a call's result (`Store.open(k).put`)
 
 
 def one_word(token: bytes) -> bool:
@@ -208,6 +210,7 @@ class Reach:
         imported_by: dict[str, set[str]] = {}    # candidate -> users that may import it
         for user in users:
             by.pair(user, self._text(user, other), near_by, imported_by)
+        self._through_results(side, other, candidates, users, near_by)
         # 1b. A using file that imports a name through a file re-exporting it (`import { x } from
         #     "../internal"`, whose `export * from "./utils/utils"` leads to the candidate) spells no
         #     word of the candidate's module: its imports are read, for the users in a language
@@ -243,6 +246,39 @@ class Reach:
         if not versions.same(other, "merged"):
             text += b"\0" + (versions.merged or b"")
         return text
+
+    def _through_results(self, side: str, other: str, candidates: Iterable[str], users: list[str],
+                         near_by: dict[str, set[str]]) -> None:
+        """1, Java: a user of a candidate's package that reads a word gone from it through a call's
+        result (`Store.open(k).put(v)`, `s.entry().put(v)`: the declared return type leads to the
+        candidate's class, declared_types.py) spells no word of its class, and is paired all the
+        same. Only users that read a member of a call's result at all (`).`) are searched."""
+        if self._package_of is None:
+            return
+        packages: dict[str, list[str]] = {}
+        for user in users:
+            package = self._package_of(user)
+            if package is not None and _CHAINED.search(self._text(user, other)) is not None:
+                packages.setdefault(package, []).append(user)
+        if not packages:
+            return
+        for path in candidates:
+            package_users = packages.get(self._package_of(path) or "")
+            if not package_users:
+                continue
+            gone = sorted(word for word in self._gone(side, path) if one_word(word))
+            if not gone or len(gone) > CHAINED_WORDS:
+                continue   # (a class deleted whole: its users spell its name, paired by it)
+            # Of those, the methods the base declares (`Entry put(`), not every word a touched line
+            # lost (`return`, a local): a user is paired, and read, only for a member a call can reach.
+            alternation = b"|".join(map(re.escape, gone))
+            declared = set(re.findall(rb"[\w>\]]\s+(" + alternation + rb")\s*\(", self._files[path].base or b""))
+            if not declared:
+                continue
+            chained = re.compile(rb"\)\s*\.\s*(?:" + b"|".join(map(re.escape, sorted(declared))) + rb")\b")
+            for user in package_users:
+                if user != path and user not in near_by.get(path, ()) and chained.search(self._text(user, other)):
+                    near_by.setdefault(path, set()).add(user)
 
     def _through_few(self, other: str, pool: Iterable[str], gone_by: dict[str, frozenset[bytes]],
                      near_by: dict[str, set[str]], imported_by: dict[str, set[str]],
@@ -450,6 +486,7 @@ class Reach:
         imported_by: dict[str, set[str]] = {}
         for user in users:
             by.pair(user, self._text(user, other), near_by, imported_by)
+        self._through_results(side, other, candidates, users, near_by)
         # The tip's users, by its tables: the module words they spell (as bytes, where the walk
         # searched bytes), their directories, the directories below a candidate's module.
         many = len(by.whole) > 32
@@ -601,6 +638,9 @@ class Reach:
                 if parent == directory:
                     break
                 directory = parent
+        # (Java: a tip's file of a user's package, read through a call's result; few users, so its
+        # records are walked only for a user that reads one at all)
+        self._through_results(side, other, chain(own, (path for path in records if tip_candidate(path))), users, near_by)
         # Each file holding a token spelled, linked once to all its spellers (a common module word,
         # `utils`, names a file of every package the run changed: one pass, not one a user).
         for token, spelling_users in spellers.items():

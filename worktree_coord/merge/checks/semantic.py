@@ -49,7 +49,8 @@ import tree_sitter
 from ...frozen import value_class
 from .declared_types import nested_type_targets, static_member_targets
 from .duplicates import find_duplicates
-from .linked import conditional, error_words, file_local, is_linked, package_key, reading_profile, surely_placed
+from .linked import (LINKED, answers, conditional, declared_only, error_words, file_local, is_linked, package_key,
+                     qualified_body, reading_profile, surely_placed)
 from . import namespaces
 from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, member_name, profile_for_path
@@ -779,7 +780,8 @@ class _Check:
                 # file's token is its folder's name, which `from '../index.js'` or `from '..'` need
                 # not spell (Chart.js drive: a re-export dropped from src/index.ts went unseen)
                 direct = self.imported_files(path) if any(r.path not in reached for r in through) else frozenset()
-                names.update(r.definition.name for r in through if r.path in reached or r.path in direct)
+                names.update(r.definition.name for r in through if r.path in reached or r.path in direct
+                             or _called_on_a_result(r, text))
             words_used = {spelled[id(r)] for r in candidates if r.definition.name in names}
             if not any(word in text for word in words_used):
                 continue   # cheap: no added line even mentions a removed name
@@ -809,7 +811,8 @@ class _Check:
             for reference, targets in uses + list(self._imports_as_uses(path, merged, merged_lines, names)):
                 if reference.kind == "import" and reference.name in reported and not self.every_use:
                     continue   # the file's calls of it are reported already: its import is one more line to fix
-                if any(_removal_key(target) not in by_key and self.defined_in_merged(target) for target in targets):
+                gone = [by_key[key] for target in targets if (key := _removal_key(target)) in by_key]
+                if any(_removal_key(target) not in by_key and self.answered_in_merged(target, gone) for target in targets):
                     continue   # another file the use may mean defines it (a package moved: Go's vendor/)
                 for target in targets:
                     removal = by_key.get(_removal_key(target))
@@ -864,6 +867,17 @@ class _Check:
                 or not symbols.wildcard or self.reexports is None:
             return True
         return self.reexports.star_may_pass(path, symbols, definition.name)
+
+    def answered_in_merged(self, target: tuple[str, tuple[str, ...], str], removals: list[_Removal]) -> bool:
+        """`defined_in_merged`, where in the linked package (C) a file holding only prototypes of a
+        function answers no use of one of `removals` that had a body (linked.answers): a header's
+        `int f(void);` left behind links no call of f."""
+        defined = self.defined_in_merged(target)
+        if not defined or not removals or package_key(target[0]) != LINKED:
+            return defined
+        found = self.symbols(target[0], "merged", uses=False)
+        return found is not None and all(answers(found, self.files[target[0]].merged, removal.definition,
+                                                 self.files[removal.path].base) for removal in removals)
 
     def defined_in_merged(self, target: tuple[str, tuple[str, ...], str]) -> bool:
         path, container, name = target
@@ -933,8 +947,8 @@ class _Check:
                         # C#: a partial class's other parts, in other files, define members too
                         for other in self.package_files(path):
                             yield (other, container, name)
-            if merged.binds((), name):
-                return
+            if merged.binds((), name) and not (rules.package == "linked" and declared_only(self.files[path].merged, merged, name)):
+                return   # (C: a file's own prototype of a function declares the linked package's, defines none)
             if merged.wildcard:
                 # A glob import (`use crate::lines::*;`, `from .util import *`) then `locate(3)`: where
                 # every glob's module is a file of the tree, the name comes from one of them, and the
@@ -972,6 +986,8 @@ class _Check:
                     # The member of a type another module defines, whose impl this file holds (`use
                     # crate::color::Color; impl Color { ... Self::Green ... }`): the type's, as `Color::Green`.
                     yield from self.targets(path, dataclasses.replace(reference, receiver=owner), merged)
+        elif rules.package == "linked" and self._after_separator(path, reference, "::"):
+            yield from self.qualified_targets(path, reference)
         else:
             separator = rules.module_separator
             rooted = reference.kind == "call" and receiver in rules.module_roots   # `crate::f(x)`
@@ -1091,6 +1107,22 @@ class _Check:
                     for binder, module in self.reexports.whole_modules(target, imported.name):
                         yield from self.imported_from(module, name, binder, rules)
 
+    def qualified_targets(self, path: str, reference: Reference) -> Iterator[tuple[str, tuple[str, ...], str]]:
+        """What a C++ qualified name (`Store::Make()`, `kv::Hash()`) may mean, in the linked package:
+        the static member of a class of its qualifier's last name, in any file; or a function of a
+        namespace of that name, in a file that opens it (`namespace kv {`): a namespace holds no
+        names of its own, its functions are top-level ones (`std::move` leads to no file of the tree
+        that opens `namespace std`)."""
+        qualifier = (reference.receiver or "").rsplit("::", 1)[-1].strip()
+        if not _LEADING_NAME.fullmatch(qualifier):
+            return   # (a template's `Box<int>::make()`: not followed)
+        opens = re.compile(rb"\bnamespace\s+(?:\w+\s*::\s*)*" + re.escape(qualifier.encode()) + rb"\s*\{")
+        for file in [path] + self.package_files(path):
+            yield (file, (qualifier,), reference.name)
+            versions = self.files[file]
+            if any(opens.search(data) for data in (versions.merged, versions.base) if data is not None):
+                yield (file, (), reference.name)
+
     def typed_local_targets(self, path: str, reference: Reference, merged: Symbols,
                             rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]:
         """The methods a call on a local whose type the file spells may mean (`c.CommandPath()`
@@ -1153,12 +1185,34 @@ class _Check:
                 if found is None:
                     continue
                 if (type_name,) in found.heritage:
+                    if rules.package == "linked" and which == "merged":
+                        # C++: a member the derived class does not declare is its one base's
+                        # (`Derived d; d.Put()`, Put of Store), where the head names one base alone
+                        yield from self.base_member_targets(path, other, found, type_name, name)
                     return   # it embeds a type: a method it lost may be promoted from that one
                 declared = declared or (which == "merged" and any(
                     d.name == type_name and not d.container and d.kind != "import"
                     and (d.kind == "class" or not classes_only) for d in found.definitions))
         if declared:
             yield from ((other, (type_name,), name) for other in files)
+
+    def base_member_targets(self, path: str, declaring: str, found: Symbols, derived: str,
+                            name: str) -> Iterator[tuple[str, tuple[str, ...], str]]:
+        """The member `name` of the one base class the C++ class `derived` (of `declaring`'s merged
+        version, read as `found`) names in its head (`class Cached : public Store {`), in every file
+        of the linked package, where `derived` declares no member of that name itself; nothing for
+        two bases or a template's. A base that has bases of its own stays unknown (broken's
+        heritage test)."""
+        if found.binds((derived,), name):
+            return
+        head = re.search(rb"\b(?:class|struct)\s+(?:[A-Z_][A-Z0-9_]*\s+)?" + re.escape(derived.encode())
+                         + rb"\s*(?:final\s*)?:\s*(?:(?:public|protected|private|virtual)\s+)*"
+                         rb"((?:\w+\s*::\s*)*\w+)\s*\{", self.files[declaring].merged or b"")
+        if head is None:
+            return
+        base = head.group(1).rsplit(b"::", 1)[-1].strip().decode()
+        for other in [path] + self.package_files(path):
+            yield (other, (base,), name)
 
     def module_path(self, path: str) -> str:
         """The module `path` is, as a path (`_module_path`)."""
@@ -1517,6 +1571,8 @@ class _Check:
             return False
         if self.package_wide(removal.path) and definition.kind != "import":   # imports are the file's own
             linked = is_linked(package_key(removal.path))
+            if linked and not definition.container and qualified_body(self.files[removal.path].merged or b"", definition.name):
+                return False   # (C++: `int kv::f() {` written for `int f() {` in kv's block: still defined)
             if not self.complete and not linked:
                 # One file of the package is seen (a git merge driver): the name may have moved to
                 # another. Where the caller reads them, they say; where not, nothing can, and the
@@ -1527,12 +1583,14 @@ class _Check:
                 # still standing in the merged tree answers a use)
                 for which in ("merged",) if linked else ("base", "merged"):
                     found = self.symbols(other, which, uses=False)
-                    if found is not None and found.binds(definition.container, definition.name):
+                    if found is not None and (answers(found, self.files[other].version(which), definition,
+                                                      self.files[removal.path].base) if linked
+                                              else found.binds(definition.container, definition.name)):
                         return False   # defined in another file of the package (moved, or a build variant)
             if linked and not self.complete:
                 # (C: the merge's files are those that spell the name, the left-behind look's; a
                 # caller's reader of more, a git merge driver's, may know one more definition)
-                return not self.defined_outside(removal.path, definition)
+                return not self.defined_outside(removal.path, definition, self.files[removal.path].base)
         return True
 
     def member_names(self, path: str) -> frozenset[str]:
@@ -1590,17 +1648,21 @@ class _Check:
         base = self.files[removal.path].base
         return base is not None and file_local(removal.path, base, removal.definition)
 
-    def defined_outside(self, path: str, definition: Definition) -> bool:
+    def defined_outside(self, path: str, definition: Definition, base: bytes | None = None) -> bool:
         """Whether another file of `path`'s package, read through `package_reader` (any version
-        given: ours' or theirs'), defines `definition`; False when they cannot be read."""
+        given: ours' or theirs'), defines `definition`; False when they cannot be read. With `base`
+        (the linked package: `path`'s version that held it), a body is answered by a body, not a
+        prototype (linked.answers)."""
         if path not in self._outside:
             listed = self.package_reader(path) if self.package_reader is not None else None
             profile = semantic_profile(path)
             self._outside[path] = None if listed is None else [
-                extract(profile, data, uses=False) for other, data in listed
+                (extract(profile, data, uses=False), data) for other, data in listed
                 if other != path and semantic_profile(other) is profile]
         found = self._outside[path]
-        return found is not None and any(symbols.binds(definition.container, definition.name) for symbols in found)
+        return found is not None and any(answers(symbols, data, definition, base) if base is not None
+                                         else symbols.binds(definition.container, definition.name)
+                                         for symbols, data in found)
 
     def merged_line(self, path: str, line: int) -> str:
         """Line `line` of the merged `path`, stripped: the use a finding shows ("" past its end)."""
@@ -1703,6 +1765,16 @@ def _submodule_of_import(receiver: str, merged: Symbols, reference: Reference) -
 
 # Reference kinds (the tags' `@reference.<kind>`) that call or construct what they name.
 _CALLED = frozenset({"call", "class"})
+
+
+def _called_on_a_result(removal: _Removal, text: bytes) -> bool:
+    """Whether `text` (a file's added lines) reads the removed member through a call's result
+    (`Store.open(k).put(v)`, `s.entry().put(v)`), in a language whose classes need no import in
+    their package (Java: profile package_types): the declared return type leads to the member's
+    class (declared_types.py), which the file need not spell."""
+    profile = semantic_profile(removal.path)
+    return bool(removal.definition.container) and profile is not None and profile.semantic.package_types \
+        and re.search(rb"\)\s*\.\s*" + re.escape(removal.definition.name.encode()) + rb"\b", text) is not None
 
 
 def use_word(path: str, container: tuple[str, ...], name: str) -> str:

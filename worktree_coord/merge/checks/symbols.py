@@ -27,6 +27,7 @@ import tree_sitter
 from ...errors import ConfigError
 from ...frozen import value_class
 from ..languages.profiles import Profile, SemanticRules
+from .macro_words import token_uses
 
 # Capture kinds (`@definition.<kind>`) whose body is code that runs when called: names defined or
 # bound inside are local. Other definition kinds that can hold definitions are containers of members.
@@ -804,8 +805,8 @@ def _kept_matches(profile: Profile, source: bytes) -> tuple[tree_sitter.Tree | N
 
 # What a capture's name makes it, for extract's one pass over a match (_role): the profiles' names
 # are few, so each is read once a process.
-_DEFINITION, _REFERENCE, _IMPORT, _EXPORT, _BINDING, _FIELD, _HERITAGE, _TYPED, _GUARD, _OTHER = (
-    "definition", "reference", "import", "export", "binding", "field", "heritage", "typed", "guard", "other")
+_DEFINITION, _REFERENCE, _IMPORT, _EXPORT, _BINDING, _FIELD, _HERITAGE, _TYPED, _GUARD, _TOKENS, _OTHER = (
+    "definition", "reference", "import", "export", "binding", "field", "heritage", "typed", "guard", "tokens", "other")
 _ROLES: dict[str, tuple[str, str]] = {}
 
 
@@ -822,6 +823,8 @@ def _role(capture: str) -> tuple[str, str]:
         return _FIELD, ""
     if capture == "heritage":
         return _HERITAGE, ""
+    if capture == "tokens":
+        return _TOKENS, ""
     if capture in ("typed.type", "typed.name", "typed.field", "typed.static", "typed.returns"):
         return _TYPED, ""
     if capture in ("guarded", "raises", "handler", "unguarded"):
@@ -869,6 +872,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     raw_bindings: list[tree_sitter.Node] = []
     raw_instance_fields: list[tree_sitter.Node] = []   # names bound on the instances of the class around them (`@field`)
     raw_heritage: list[tree_sitter.Node] = []
+    raw_tokens: list[tree_sitter.Node] = []   # text the grammar leaves unparsed, its words uses (`@tokens`)
     raw_typed: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []   # (binding, the type spelled for it)
     raw_fields: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []  # the same for a class's field (`@typed.field`)
     raw_members: list[tuple[tree_sitter.Node, tree_sitter.Node, bool]] = []  # a static member's (`@typed.static`, `.returns`)
@@ -914,6 +918,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
                 raw_instance_fields.extend(nodes)
             elif what is _HERITAGE:
                 raw_heritage.extend(nodes)
+            elif what is _TOKENS:
+                raw_tokens.extend(nodes)
             elif what is _TYPED:
                 typed = True
             elif what is _GUARD:
@@ -1025,6 +1031,16 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             # `util.parse()` uses `util` too: a removed import or class is caught through it.
             out.references.append(Reference(leading.group().decode(), "receiver", None, container, functions,
                                             name_node.start_point[0] + 1, declaration))
+    for node in raw_tokens:
+        # A C macro's body: each word a use where the macro stands, its parameters bound there
+        # (lua's `#define l_gettime(L,arg) luaL_checknumber(L, arg)`); kind "macro", no call
+        # a signature could count the arguments of.
+        container, functions, declaration, _ = placer.place(node)
+        line = node.start_point[0] + 1
+        for offset, name in token_uses(source[node.start_byte:node.end_byte]):
+            at = node.start_byte + offset
+            out.references.append(Reference(name, "macro", None, container, functions,
+                                            line + source.count(b"\n", node.start_byte, at), declaration, frozenset(), at))
     out.heritage.update(placer.anonymous_containers)
     return out
 

@@ -377,7 +377,8 @@ class SemanticRules:
     `package = "linked"`: every file of the languages so marked shares one package, the linker's
     (C, C++: a use in any file may mean a definition in any other, merge/checks/linked.py);
     `file_local`: a pattern of a definition's text before its name that makes it its file's alone
-    (C's `static`); `partial_parse`: a version the parser does not read cleanly is read outside its
+    (C's `static`), except in a file of an `included` extension (a header: what it defines `static`
+    is every includer's, `static inline int f(...)`); `partial_parse`: a version the parser does not read cleanly is read outside its
     ERROR nodes, and a name written inside one is never taken as removed (C's macros defeat the
     parser in most real files). `silent`: a query whose `@silent` nodes hold no use of a name (C's
     `#if defined(X)`: a macro undefined there reads as 0, no break). `namespaces`: a query over a
@@ -441,6 +442,7 @@ class SemanticRules:
     all_members: frozenset[str] = frozenset()       # members every class has (Java's Object methods, `toString`)
     own_kinds: frozenset[str] = frozenset()         # member kinds no base gives (Rust's `variant`): heritage hides none
     file_local: str = ""                            # a pattern of a definition's text before its name: its file's alone (C's `static`)
+    included: frozenset[str] = frozenset()          # extensions of files included whole: no definition there is its file's alone (`h`)
     partial_parse: bool = False                     # a version with ERROR nodes is read outside them (C's macros): linked.py
     silent: str = ""                                # a query: `@silent` nodes no name inside is a use in (C's `#if X`)
     namespaces: str = ""                            # a query: a file's namespaces and `using`s (C#): namespaces.py
@@ -473,7 +475,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name", "all_members", "own_kinds", "file_local",
-                  "partial_parse", "silent", "namespaces", "parse_masks", "conditional"}
+                  "included", "partial_parse", "silent", "namespaces", "parse_masks", "conditional"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
                    "transparent", "optional", "empty_unknown", "none", "default_tokens"}
@@ -1073,6 +1075,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         star_named=text("star_named", ""),
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
         own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
+        included=frozenset(strings("included")),
         partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
         namespaces=text("namespaces", ""), parse_masks=tuple(_parse_masks(raw, source, "semantic.parse_masks")),
         conditional=_conditional(raw, source),
