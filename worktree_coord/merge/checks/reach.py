@@ -477,9 +477,8 @@ class Reach:
                 # word, the swarm's usual finish): the pool below is cut to the users spelling a gone
                 # word, none, so 1b finds nothing, and the tip's imports are not read to say so
                 # (`may_import` reads every unread one: a parse, and a query compiled for it).
-                found = tip.may_import(gone, BARREL_USERS) if gone else set()
-                able = None if found is None else found - loose   # (a set of the tip's users: no pass over them)
-                if gone and (pool or able is None or able):
+                able = tip.may_import(gone, BARREL_USERS) if gone else None   # (the tables' sets: no pass over them)
+                if gone and (pool or able is None or able.outside(loose)):
                     if len(gone) <= 32:
                         pool = self._tip_spelled(pool, gone, other)
                     else:
@@ -566,7 +565,7 @@ class Reach:
 
         # The tokens of the candidates: the loose ones' and those of the tip a file outside `loose` holds.
         gone_tokens = {self._module_token(path) for path in hidden}
-        emptied = {token for token in gone_tokens if not tip_paths(tip.tokens.get(token))}
+        emptied = {token for token in gone_tokens if all(path in loose for path in tip.tokens.get(token))}
         whole_count = tip.whole_tokens - sum(1 for token in emptied if one_word(token)) \
             + sum(1 for token in by.whole if token in emptied or not tip.tokens.get(token))
         split = set(by.split) | {token for token in tip.split_tokens if token not in emptied}
