@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import pygit2
 
+from worktree_coord.merge.checks.merge_index import MergeIndex
+from worktree_coord.merge.checks.semantic import _Check, semantic_profile
+from worktree_coord.merge.tree import _changes, _Mentions, _tip_tables, _tree_files
+
 SIG = pygit2.Signature("t", "t@x", 1_700_000_000, 0)
 
 
@@ -58,3 +62,18 @@ def drain_of(root, pin_files: dict[str, str], plan: list[list[str]], writes_of) 
         tasks.append(str(repo.create_commit(None, SIG, SIG, f"task {number}", tree_of(repo, files),
                                             [pygit2.Oid(hex=pin)])))
     return repo, merged_in_order(repo, pin, tasks)
+
+
+def reach_maps(repo: pygit2.Repository, merge: tuple[str, str, str, str], index: MergeIndex, walk: bool) -> dict:
+    """Every file's live words on each side of one merge, as check_tree_merge's check computes them:
+    from the tip's tables (`index`'s, derived merge by merge) or (`walk`) by a walk over every file."""
+    trees = [repo[x].peel(pygit2.Tree) for x in merge]
+    changes = [index.changes(repo, trees[0], trees[1], _changes), _changes(trees[0], trees[2]),
+               index.advance(repo, trees[0], trees[1], trees[3], _changes)]
+    files = [f for f in _tree_files(repo, changes) if semantic_profile(f.path) is not None]
+    mentions = _Mentions(repo, trees[0], trees[1], trees[2])
+    check = _Check(files, ("ours", "base", "theirs"), {}, True, mentions.file, mentions.folders)
+    check.index = index
+    if not walk:
+        check.tip, check.loose = _tip_tables(repo, index, trees, changes, merge[1])
+    return {side: {path: check.live(side, path) for path in check.files} for side in ("left", "right")}

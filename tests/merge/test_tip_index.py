@@ -17,12 +17,11 @@ import pygit2
 import pytest
 
 from tests.conftest import commit, git, make_repo
-from tests.merge.drains import merged_in_order
+from tests.merge.drains import merged_in_order, reach_maps
 from worktree_coord.merge import check_tree_merge
 from worktree_coord.merge.checks import reach, tip_index
 from worktree_coord.merge.checks.merge_index import MergeIndex
-from worktree_coord.merge.checks.semantic import _Check, semantic_profile
-from worktree_coord.merge.tree import _changes, _Mentions, _tip_tables, _tree_files
+from worktree_coord.merge.tree import _changes, _tip_tables
 
 
 
@@ -104,18 +103,7 @@ def _drain(tmp_path: Path) -> tuple[pygit2.Repository, list[tuple[str, str, str,
     return repo, merges
 
 
-def _reach(repo: pygit2.Repository, merge: tuple[str, str, str, str], index: MergeIndex, walk: bool) -> dict:
-    """Every file's live words on each side, as check_tree_merge's check computes them."""
-    trees = [repo[x].peel(pygit2.Tree) for x in merge]
-    changes = [index.changes(repo, trees[0], trees[1], _changes), _changes(trees[0], trees[2]),
-               index.advance(repo, trees[0], trees[1], trees[3], _changes)]
-    files = [f for f in _tree_files(repo, changes) if semantic_profile(f.path) is not None]
-    mentions = _Mentions(repo, trees[0], trees[1], trees[2])
-    check = _Check(files, ("ours", "base", "theirs"), {}, True, mentions.file, mentions.folders)
-    check.index = index
-    if not walk:
-        check.tip, check.loose = _tip_tables(repo, index, trees, changes, merge[1])
-    return {side: {path: check.live(side, path) for path in check.files} for side in ("left", "right")}
+_reach = reach_maps
 
 
 def _findings(found) -> list[tuple]:

@@ -514,16 +514,20 @@ class Reach:
                 # word, the swarm's usual finish): the pool below is cut to the users spelling a gone
                 # word, none, so 1b finds nothing, and the tip's imports are not read to say so
                 # (`may_import` reads every unread one: a parse, and a query compiled for it).
-                found = tip.may_import(gone, BARREL_USERS) if gone else set()
-                able = None if found is None else found - loose   # (a set of the tip's users: no pass over them)
-                if gone and (pool or able is None or able):
+                able = tip.may_import(gone, BARREL_USERS) if gone else None   # (the tables' sets: no pass over them)
+                if gone and (pool or able is None or able.outside(loose)):
                     if len(gone) <= 32:
                         pool = self._tip_spelled(pool, gone, other)
                     else:
                         pool = _first(heapq.merge(pool, (u for u in tip.barrel_users if u not in loose)), BARREL_USERS)
-                    # (a closed tip file reaches none of the task's files by a gone name: passed over)
+                    # (a closed tip file reaches none of the task's files by a gone name: passed over;
+                    # one the tables hold closed and no file of this merge's stands at its keys is
+                    # told by two set lookups, not a question: the cut window holds up to 256)
+                    settled = tip.closed
+                    stale = self._stale_users() if settled else set()
                     self._through_few(other, [user for user in pool[:BARREL_USERS] if user in loose or (
-                        (user in able if able is not None else tip.passes(user, gone)) and not self._tip_closed(user))],
+                        (user in able if able is not None else tip.passes(user, gone))
+                        and not (user in settled and user not in stale) and not self._tip_closed(user))],
                         gone_by, near_by, imported_by, through)
             else:
                 pool = _first(heapq.merge(pool, (u for u in tip.barrel_users if u not in loose)), BARREL_USERS + 1)
@@ -598,7 +602,7 @@ class Reach:
 
         # The tokens of the candidates: the loose ones' and those of the tip a file outside `loose` holds.
         gone_tokens = {self._module_token(path) for path in hidden}
-        emptied = {token for token in gone_tokens if not tip_paths(tip.tokens.get(token))}
+        emptied = {token for token in gone_tokens if all(path in loose for path in tip.tokens.get(token))}
         whole_count = tip.whole_tokens - sum(1 for token in emptied if one_word(token)) \
             + sum(1 for token in by.whole if token in emptied or not tip.tokens.get(token))
         split = set(by.split) | {token for token in tip.split_tokens if token not in emptied}
@@ -641,17 +645,28 @@ class Reach:
         # (Java: a tip's file of a user's package, read through a call's result; few users, so its
         # records are walked only for a user that reads one at all)
         self._through_results(side, other, chain(own, (path for path in records if tip_candidate(path))), users, near_by)
+        pool = [user for user in users if self._barrels(user)] if self._reexported is not None else []
+        few = bool(pool) and len(own) + tip_count <= BARREL_CANDIDATES   # 1b below reads imported_by
         # Each file holding a token spelled, linked once to all its spellers (a common module word,
-        # `utils`, names a file of every package the run changed: one pass, not one a user).
+        # `utils`, names a file of every package the run changed: one pass, not one a user); where
+        # 1b reads every user's re-exports below, of the tip's files only those a user's merged
+        # imports resolve to (`_tip_holders`).
+        resolved = not few and len(pool) <= BARREL_USERS
         for token, spelling_users in spellers.items():
             for path in by.by_token.get(token, ()):
                 imported_by.setdefault(path, set()).update(spelling_users)
-            for path in tip.tokens.get(token):
-                if path not in loose:
-                    imported_by.setdefault(path, set()).update(spelling_users)
+            held = tip.tokens.get(token)
+            if not resolved or len(held) <= len(spelling_users):
+                for path in held:
+                    if path not in loose:
+                        imported_by.setdefault(path, set()).update(spelling_users)
+                continue
+            for user in spelling_users:
+                for path in self._tip_holders(user, held):
+                    if path not in loose:
+                        imported_by.setdefault(path, set()).add(user)
         through: set[tuple[str, str]] = set()
-        pool = [user for user in users if self._barrels(user)] if self._reexported is not None else []
-        if pool and len(own) + tip_count <= BARREL_CANDIDATES:
+        if few:
             candidates = own + sorted({path for paths in tip.tokens.data.values() for path in paths
                                        if path not in loose})
             gone_by = {path: self._gone(side, path) | self._reshaped(side, path) for path in candidates}
@@ -665,6 +680,20 @@ class Reach:
             self._through_many(other, pool, is_candidate, imported_by, through)
         self._near_in_package(near_by, imported_by)
         return self._pair_words(side, other, near_by, imported_by, through)
+
+    def _tip_holders(self, user: str, held: set[str]) -> set[str]:
+        """Of the tip's files `held` (those whose module token the task's `user` spells: a task's
+        `from .utils import x` spells the word of every package's `utils.py`), the ones pairing
+        them with `user` can change what step 2 finds, when step 1b reads every user's imports
+        through re-exports (`_through_many`): the files its merged imports resolve to, a lookup in
+        what `_imports_of` resolved once. Step 2 confirms a pair the token alone made by those
+        imports, by 1b's `through` (which 1b links itself) or by `_reexports_to`, whose answer is
+        part of 1b's (`reached` of fewer names, in the same check); so any other pair would be
+        passed over, after a test per file (`_Quiet`, its near words computed). A user sharing a
+        package with files it does not import (Java: `_near_in_package`) keeps every file."""
+        if self._package_of(user) is not None:
+            return held
+        return held & self._imports_of(user)
 
     def _reexports_to(self, user: str, names: frozenset[bytes], path: str) -> bool:
         """Whether `user`'s imports of `names` reach `path` through a re-export: a user that spells

@@ -513,7 +513,7 @@ class TipIndex:
                 maybe |= self.words.get(other) | self.dirty.get(other)
         return sure, maybe - sure
 
-    def may_import(self, names: Iterable[bytes], most: int) -> set[str] | None:
+    def may_import(self, names: Iterable[bytes], most: int) -> "Passing | None":
         """Barrel users whose imports can pass on one of `names` (reexports.ReExports.reached
         answers nothing for the others, reading nothing); None while more than `most` files'
         imports are unread (a process that has just built or loaded the tables: reading every
@@ -521,10 +521,7 @@ class TipIndex:
         if not self._imports_read and self._unread() > most:
             return None
         self._read_all_imports()
-        out = set(self.importers.get(True))
-        for name in names:
-            out |= self.bound.get(name.decode("utf-8", "replace"))
-        return out
+        return Passing([self.importers.get(True)] + [self.bound.get(name.decode("utf-8", "replace")) for name in names])
 
     def imports(self, path: str) -> "Imports | None":
         """What the tip's `path` imports can pass on (None: nothing), read now if not yet."""
@@ -647,6 +644,24 @@ class TipIndex:
         while at < len(self.user_dirs) and self.user_dirs[at].startswith(prefix):
             yield from self.directories.get(self.user_dirs[at])
             at += 1
+
+
+class Passing:
+    """`may_import`'s answer: the tables' own sets of the users it joins, asked, not copied into
+    one (every file of a run that imports a module whole, `import os`, is in the first: a copy a
+    merge grew with the run)."""
+
+    __slots__ = ("_sets",)
+
+    def __init__(self, sets: list):
+        self._sets = [found for found in sets if found]
+
+    def __contains__(self, path: str) -> bool:
+        return any(path in found for found in self._sets)
+
+    def outside(self, paths: "set[str] | frozenset[str]") -> bool:
+        """Whether one of the users is not one of `paths` (most often the first met is not)."""
+        return any(path not in paths for found in self._sets for path in found)
 
 
 _whole = one_word
