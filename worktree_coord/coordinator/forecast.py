@@ -299,6 +299,7 @@ class ForecastOperations(CoordinatorBase):
         failed: list[str] = []   # the left-behind look gave no answer (failed inside, or too large): unanswered
         left_behind = self._left_behind(run_id, task_id, me, tip, failed) if mode is not SemanticMode.OFF else []
         from ..check.names_unread import names_unread
+        from ..check.unrelocked_lockfiles import unrelocked_notes
 
         # The changed files of a language no check reads: their removed names were not looked for.
         unread = names_unread(me.changes.values()) if mode is not SemanticMode.OFF else None
@@ -319,7 +320,7 @@ class ForecastOperations(CoordinatorBase):
                          left_behind=left_behind, left_behind_blocks=blocked,
                          left_behind_unchecked=failed[0] if failed else "",
                          names_unread=unread.to_json() if unread else {},
-                         stats=engine.stats(started, 1 + len(others)))
+                         notes=unrelocked_notes(me.changes), stats=engine.stats(started, 1 + len(others)))
 
     def _refused_at_finish(self, run: Any, task_id: str, me: CurrentState, report: Any, tip: str,
                            violations: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -797,6 +798,7 @@ class _Engine:
                                                    "start_line": None, "end_line": None,
                                                    "detail": "one side deletes the file, the other changes it"}]}
         from ..merge import merge_file
+        from ..check.unrelocked_lockfiles import merge_reasons
 
         result = merge_file(self._blob(base) or b"", self._blob(left) or b"", self._blob(right) or b"", path,
                             semantic=self.semantic, package_files=self._package_files(trees))
@@ -806,6 +808,9 @@ class _Engine:
                      for c in result.conflicts]
         if not result.clean and not conflicts:
             conflicts = [{"declaration": "", "kind": "content", "start_line": None, "end_line": None}]
+        why = merge_reasons(path, result.notes)
+        for conflict in conflicts if why else ():
+            conflict["why"] = why   # what the merge could not do there, and what to do (as finish says it)
         if base is None and not result.clean:
             for conflict in conflicts:   # a file both added: one declaration both wrote, or the whole file
                 conflict["kind"] = "add_add" if conflict["kind"] in ("content", "insert_insert") else conflict["kind"]

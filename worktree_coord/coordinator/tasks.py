@@ -649,6 +649,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             from ..check.gradle_builds import gradle_build_notes
 
             notes += gradle_build_notes(changes, self.git.read_blob)
+        from ..check.unrelocked_lockfiles import unrelocked_notes
+
+        notes += unrelocked_notes(c.path for c in changes)
         if reserved:
             notes.append("reserved-file edits are kept aside on the branch for the consolidation phase")
             carried = {i.manifest for i in derived}
