@@ -518,7 +518,9 @@ class _Engine:
                                                               right.changes[path].new_oid,
                                                               (base, left.tree), (base, right.tree))
             outcome = self._merge(shown, base_oid, left_oid, right_oid, trees=(left.tree, right.tree))
-            found += [{"left": left.name, "right": right.name, "path": shown} | c for c in outcome["conflicts"]]
+            found += [{"left": left.name, "right": right.name, "path": shown} | _sides_named(c, f"task {left.name}",
+                                                                                             f"task {right.name}")
+                      for c in outcome["conflicts"]]
         return found
 
     def reserved_pair(self, left: CurrentState, right: CurrentState, path: str) -> list[dict[str, Any]]:
@@ -557,7 +559,8 @@ class _Engine:
                                                               state.changes[path].new_oid,
                                                               (state.base, tip), (state.base, state.tree))
             outcome = self._merge(shown, ours.old_oid, left_oid, right_oid, trees=(tip, state.tree))
-            found += [{"left": INTEGRATION, "right": state.name, "path": shown} | c for c in outcome["conflicts"]]
+            found += [{"left": INTEGRATION, "right": state.name, "path": shown}
+                      | _sides_named(c, INTEGRATION, f"task {state.name}") for c in outcome["conflicts"]]
         return found
 
     # -- renames: a file one side moved (and maybe edited) while the other edited it in place merges
@@ -842,6 +845,15 @@ def _by_path(states: list[CurrentState]) -> dict[str, list[CurrentState]]:
         for path in state.changes:
             found.setdefault(path, []).append(state)
     return found
+
+
+def _sides_named(conflict: dict[str, Any], ours: str, theirs: str) -> dict[str, Any]:
+    """`conflict` with its why naming the two sides as the pair does (`task a`, `integration`): the
+    outcome is cached by blobs, whoever's they are, so it was merged under git's neutral labels."""
+    if not conflict.get("why"):
+        return conflict
+    why = [w.replace("`ours`", f"`{ours}`").replace("`theirs`", f"`{theirs}`") for w in conflict["why"]]
+    return conflict | {"why": why}
 
 
 def _write_atomically(file: Path, text: str) -> None:

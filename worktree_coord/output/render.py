@@ -245,7 +245,12 @@ def run_report(r: RunReport) -> str:
         if c.get("semantic"):
             lines.append(f"  conflict  {_semantic_line(c['semantic'])}")
             continue
-        lines.append(f"  conflict  {c['path']} {c.get('declaration') or ''} (task {c['task']})")
+        at = f" lines {c['start_line']}-{c['end_line']}" if c.get("start_line") else ""
+        lines.append(f"  conflict  {c['path']} {c.get('declaration') or ''}{at} (task {c['task']})")
+    # Why the merge left each task's file conflicted and what to do (finish's `why`), once a file.
+    for (task, path), why in dict.fromkeys(((c["task"], c["path"]), "; ".join(c["why"]))
+                                           for c in r.conflicts if c.get("why") and not c.get("semantic")):
+        lines.append(f"  why       {path} (task {task}): {why}")
     for v in r.verification:
         lines.append(f"  verify    {v['task']}: {'ok' if v['ok'] else 'FAILED'} `{v['command']}`")
     if r.target:
