@@ -330,7 +330,8 @@ class StructuredMerge:
             elif union:
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
                 self._record("union of members: " + group_shape(group), *span)
-            elif (registrations := registrations_added(group, b_ids, bmap, lmap, rmap, calls_only=rule.unordered)) \
+            elif (registrations := registrations_added(group, b_ids, bmap, lmap, rmap, calls_only=rule.unordered,
+                                                     commands=self.profile.registrations)) \
                     or (rule.statements and independent_insertions(self.profile, self.path, group, b_ids, bmap, lmap, rmap)):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
                 self._record("registrations at one place" if registrations else "independent statements at one place",
