@@ -57,8 +57,14 @@ def test_finish_check_and_report_name_the_lockfile_wtc_does_not_relock(tmp_path:
     code, second = wtc_in_process(repo, "task", "finish", "b", "--run", "r")
     assert code == 1 and second["state"] == "conflict", second
     lock_conflicts = [c for c in second["conflicts"] if c["path"] == "Gemfile.lock"]
-    assert lock_conflicts and all(any("regenerate the file in the worktree with `bundle lock --local`" in w
-                                      for w in c["why"]) for c in lock_conflicts), second["conflicts"]
+    assert lock_conflicts and all(any("(in the worktree: `git checkout --theirs -- Gemfile.lock`) and regenerate "
+                                      "the file there with `bundle lock --local`" in w for w in c["why"])
+                                  for c in lock_conflicts), second["conflicts"]
+    # `task update` says it too, beside the markers it leaves in the lockfile.
+    code, updated = wtc_in_process(repo, "task", "update", "b", "--run", "r")
+    assert code == 1 and updated["conflicted_paths"] == ["Gemfile.lock"], updated
+    assert any(note.startswith("Gemfile.lock keeps conflict markers because Gemfile.lock is Bundler's lockfile")
+               for note in updated["notes"]), updated["notes"]
 
     code, report = wtc_in_process(repo, "report", "--run", "r", "--onto", "main")
     assert any(w.startswith("not relocked: Gemfile.lock: Bundler's lockfile") for w in report["warnings"]), report

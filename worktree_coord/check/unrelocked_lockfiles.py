@@ -54,5 +54,6 @@ def conflict_reason(path: str) -> str | None:
         return None
     tool, how = entry
     return (f"{path} is {tool}'s lockfile, which wtc does not relock, so both sides' edits of it met as text: "
-            f"do not merge its lines by hand; after `wtc task update`, keep the integration side of each block "
-            f"and regenerate the file in the worktree with {how}, then finish again")
+            f"do not merge its lines by hand; after `wtc task update`, take integration's version (in the "
+            f"worktree: `git checkout --theirs -- {path}`) and regenerate the file there with {how}, then "
+            "finish again")

@@ -1269,7 +1269,9 @@ def _structured_merge_in_worktree(git: GitRepo, path: Path, rel: str, resolver: 
     (path / rel).write_bytes(result.merged)
     if result.clean:
         git.stage_path(path, rel)
-    return result.clean, list(result.notes)
+    from ..check.unrelocked_lockfiles import merge_reasons
+
+    return result.clean, merge_reasons(rel, result.notes)
 
 
 def _stash_note(branch: str, worktree: str | None, stashes: list[tuple[str, str]]) -> str:
