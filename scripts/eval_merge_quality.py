@@ -407,7 +407,9 @@ def why_unresolved(ours) -> str:  # type: ignore[no-untyped-def]
 
     if ours.conflicts and all(c.kind == "semantic" for c in ours.conflicts):
         return "semantic check: a name one side removed, the other's new code uses"
-    notes = list(ours.notes)
+    # A fallback's note: what happened, then "; git's line conflicts (lines ...) stand: ..." (its
+    # lines and the sides' labels, which would split one reason into as many as files).
+    notes = [note.split("; git's line")[0] for note in ours.notes]
     first = notes[0] if notes else ""
     for name in guards.GUARD_NAMES:
         if first.startswith(f"{name}:"):
@@ -421,7 +423,8 @@ def why_unresolved(ours) -> str:  # type: ignore[no-untyped-def]
     first = re.sub(r"imports .* more often", "imports a name more often", first)
     first = re.sub(r"\(\d+(\.\d+)? s\)", "", first).strip()
     first = re.sub(r"failed internally \(.*", "failed internally", first)
-    first = re.sub(r" \(line \d+:\d+ of (the base|a side)\)", "", first)
+    first = re.sub(r" \(line \d+:\d+( of [^)]*)?\)", "", first)
+    first = re.sub(r"`[^`]*`", "`X`", first)
     return first
 
 

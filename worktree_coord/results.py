@@ -496,6 +496,8 @@ class TaskCheck(Result):
     # The changed files whose language no semantic check reads (check/names_unread.py): `languages`,
     # `files`; empty when every changed file was read. A name one of them removed was NOT looked for.
     names_unread: dict[str, Any] = field(default_factory=dict)
+    # What the agent should know of its changes that is no conflict (a lockfile wtc does not relock).
+    notes: list[str] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
 
     @property

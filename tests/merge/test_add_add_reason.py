@@ -8,7 +8,9 @@ def test_a_file_both_sides_added_differently_around_its_declarations_says_so() -
     result = merge_file(b"", b"// Tool A.\n\nexport const A = 1;\n", b"// Tool B.\n\nexport const B = 2;\n",
                         path="src/extra.ts")
     assert not result.clean
-    assert result.notes == ("structured merge not possible: both sides added this file, each its own way",)
+    assert result.notes == ("wtc's structured merge could not keep the two sides' edits apart: both sides added this "
+                            "file, each its own way; git's line conflict (lines 1-10) stands: in each, keep what "
+                            "`ours` (above) and `theirs` (below) each meant, then remove the markers",)
 
 
 def test_one_declaration_both_sides_added_two_ways_is_the_conflict_not_the_whole_file() -> None:

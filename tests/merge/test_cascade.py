@@ -178,11 +178,11 @@ def test_a_file_no_version_of_which_parses_says_so_not_that_a_side_broke_it() ->
     base = b"#define N 200\n\nint f (void) {\n  return cast(lu_byte *, N);\n}\n"
     result = merge_file(base, base.replace(b"200", b"250"), base.replace(b"200", b"300"), "m.c")
     assert not result.clean
-    assert result.notes == ("the base and both sides do not parse as c (line 4:24 of the base), "
-                            "so only the line merge ran",)
+    assert result.notes[0].startswith("the base, the `ours` version and the `theirs` version do not parse as c "
+                                      "(line 4:24 of the base): wtc's grammar does not read this file")
     fine = b"int g (void) {\n  return 1;\n}\n"
     broken = merge_file(fine, fine.replace(b"1;", b"2;"), fine.replace(b"1;", b"(3;"), "m.c")
-    assert broken.notes[0].startswith("a side does not parse as c (line 2:")
+    assert broken.notes[0].startswith("the `theirs` version does not parse as c (line 2:12) where the base did")
 
 
 def test_c_api_macros_before_a_type_are_read_as_spaces_and_both_sides_appends_merge() -> None:
@@ -219,8 +219,10 @@ def test_why_unresolved_names_the_declining_step() -> None:
 
     broken = RIGHT + b"def broken(:\n"
     assert why_unresolved(merge_file(BASE, LEFT, broken, "m.py")) == \
-        "a side does not parse as python, so only the line merge ran"
-    assert why_unresolved(merge_file(BASE, LEFT, RIGHT, "m.py", timeout=0.0)) == "structured merge passed its time limit"
+        "the `X` version does not parse as python where the base did, so wtc's structured merge could not read it: " \
+        "that side's edit has a syntax error to fix as well"
+    assert why_unresolved(merge_file(BASE, LEFT, RIGHT, "m.py", timeout=0.0)) == \
+        "wtc's structured merge of this file passed its time limit"
     base = b"def a():\n    return 1\n\n\ndef b():\n    return 2\n"
     left = base.replace(b"def b():\n    return 2\n", b"")
     right = base.replace(b"return 2", b"return 22")

@@ -102,7 +102,14 @@ def test_deleted_vs_edited_names_both_sides() -> None:
                         LINTS.replace(b'string_to_string = "warn"\n', b""), "Cargo.toml")
     assert result.notes == ("deleted_vs_edited: theirs deleted every line of the block, 'string_to_string = \"warn\"' "
                             "among them, while ours changed that line ('# string_to_string = \"warn\"'): a delete/modify "
-                            "the data merge would settle silently",)
+                            "the data merge would settle silently; git's line conflict (lines 3-8) stands: in each, "
+                            "keep what `ours` (above) and `theirs` (below) each meant, then remove the markers",)
+    # Through the merge queue the sides are named as their markers name them.
+    named = merge_file(LINTS, LINTS.replace(b"string_to_string", b"# string_to_string"),
+                       LINTS.replace(b'string_to_string = "warn"\n', b""), "Cargo.toml",
+                       labels=("integration r1", "base", "task lint"))
+    assert named.notes[0].startswith("deleted_vs_edited: task lint deleted every line of the block, "
+                                     "'string_to_string = \"warn\"' among them, while integration r1 changed that line")
 
 
 def test_deletion_next_to_an_insertion_is_no_delete_modify() -> None:

@@ -62,3 +62,37 @@ def test_line_merge_reports_each_block() -> None:
     (conflict,) = result.conflicts
     assert (conflict.start_line, conflict.end_line) == (2, 8)
     assert (conflict.ours, conflict.base, conflict.theirs) == ("B\n", "b\n", "bb\n")
+
+
+@pytest.fixture
+def cwd_removed(tmp_path, monkeypatch):
+    """The process sits in a folder that no longer exists: a task's worktree its own finish removed
+    while `wtc task finish` ran from inside it (README: `cd "$WORKTREE" ... wtc task finish`)."""
+    gone = tmp_path / "worktree"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    yield
+
+
+def test_git_merge_file_runs_when_the_cwd_was_removed(cwd_removed) -> None:
+    # git refuses to start in a deleted folder ("Unable to read current working directory"): the
+    # empty-base line merge (both sides inserting at one place) went through it, failed, and the
+    # structured merge of a Gemfile both tasks added a gem to fell back "failed internally".
+    merged, clean = git_merge_file(b"", b"x\n", b"y\n")
+    assert not clean and b"x\n" in merged and b"y\n" in merged
+
+
+def test_merge_file_diff3_runs_when_the_cwd_was_removed(cwd_removed) -> None:
+    from worktree_coord.gitrepo.linemerge import merge_file_diff3
+
+    done = merge_file_diff3(b"a\nB\n", b"a\nb\n", b"a\nbb\n", ("ours", "base", "theirs"))
+    assert not done.failed and done.status == 1, done.stderr
+
+
+def test_structured_merge_does_not_fail_when_the_cwd_was_removed(cwd_removed) -> None:
+    from worktree_coord.merge import merge_file
+
+    base = b"source 'https://rubygems.org'\n\ngem 'rake'\n"
+    merged = merge_file(base, base + b"gem 'rubocop'\n", base + b"gem 'yard'\n", "Gemfile")
+    assert not any("internally" in note for note in merged.notes), merged.notes

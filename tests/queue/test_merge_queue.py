@@ -64,7 +64,11 @@ def test_same_file_edits_in_different_places_merge(repo, coord):
     assert "line 1 (top)" in merged and "line 28 (bottom)" in merged
 
 
-WHY_UNPARSED = "a side does not parse as python (line 2:5 of a side), so only the line merge ran"
+# The task's version is the side that broke (`task b`, below the markers; integration above them).
+WHY_UNPARSED = ("the `task b` version does not parse as python (line 2:5) where the base did, so wtc's structured "
+                "merge could not read it: that side's edit has a syntax error to fix as well; git's line conflict "
+                "(lines 2-8) stands: in each, keep what `integration r1` (above) and `task b` (below) each meant, "
+                "then remove the markers")
 
 
 def test_a_conflict_says_why_the_structured_merge_kept_it(repo, coord):

@@ -20,3 +20,16 @@ LOCKFILE_ECOSYSTEMS: dict[str, str] = {
     "pixi.lock": "pixi",
     "gradle.lockfile": "gradle",
 }
+
+# Lockfiles of ecosystems consolidation does not relock, by file name: (the tool, how to regenerate
+# the lockfile from its manifests). Not reserved, so a task's edit to one merges as text like code,
+# which the tool does not take for its own output (composer.lock's content-hash, Bundler's
+# resolution): check/unrelocked_lockfiles.py says so at finish and check. Only commands checked to
+# do what they say are named (bundle 2.3: `lock --local` resolves from the installed gems, offline;
+# composer 2.5: `update --lock` refreshes only the hash, so a new requirement needs `update`).
+UNRELOCKED_LOCKFILES: dict[str, tuple[str, str]] = {
+    "Gemfile.lock": ("Bundler", "`bundle lock --local` (from the gems installed here, offline), or `bundle lock`"),
+    "gems.locked": ("Bundler", "`bundle lock --local` (from the gems installed here, offline), or `bundle lock`"),
+    "composer.lock": ("Composer", "`composer update --no-install PACKAGE...` for the packages the tasks "
+                                  "required (it reads Packagist, or Composer's cache offline)"),
+}

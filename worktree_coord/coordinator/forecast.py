@@ -299,6 +299,7 @@ class ForecastOperations(CoordinatorBase):
         failed: list[str] = []   # the left-behind look gave no answer (failed inside, or too large): unanswered
         left_behind = self._left_behind(run_id, task_id, me, tip, failed) if mode is not SemanticMode.OFF else []
         from ..check.names_unread import names_unread
+        from ..check.unrelocked_lockfiles import unrelocked_notes
 
         # The changed files of a language no check reads: their removed names were not looked for.
         unread = names_unread(me.changes.values()) if mode is not SemanticMode.OFF else None
@@ -319,7 +320,7 @@ class ForecastOperations(CoordinatorBase):
                          left_behind=left_behind, left_behind_blocks=blocked,
                          left_behind_unchecked=failed[0] if failed else "",
                          names_unread=unread.to_json() if unread else {},
-                         stats=engine.stats(started, 1 + len(others)))
+                         notes=unrelocked_notes(me.changes), stats=engine.stats(started, 1 + len(others)))
 
     def _refused_at_finish(self, run: Any, task_id: str, me: CurrentState, report: Any, tip: str,
                            violations: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -517,7 +518,9 @@ class _Engine:
                                                               right.changes[path].new_oid,
                                                               (base, left.tree), (base, right.tree))
             outcome = self._merge(shown, base_oid, left_oid, right_oid, trees=(left.tree, right.tree))
-            found += [{"left": left.name, "right": right.name, "path": shown} | c for c in outcome["conflicts"]]
+            found += [{"left": left.name, "right": right.name, "path": shown} | _sides_named(c, f"task {left.name}",
+                                                                                             f"task {right.name}")
+                      for c in outcome["conflicts"]]
         return found
 
     def reserved_pair(self, left: CurrentState, right: CurrentState, path: str) -> list[dict[str, Any]]:
@@ -556,7 +559,8 @@ class _Engine:
                                                               state.changes[path].new_oid,
                                                               (state.base, tip), (state.base, state.tree))
             outcome = self._merge(shown, ours.old_oid, left_oid, right_oid, trees=(tip, state.tree))
-            found += [{"left": INTEGRATION, "right": state.name, "path": shown} | c for c in outcome["conflicts"]]
+            found += [{"left": INTEGRATION, "right": state.name, "path": shown}
+                      | _sides_named(c, INTEGRATION, f"task {state.name}") for c in outcome["conflicts"]]
         return found
 
     # -- renames: a file one side moved (and maybe edited) while the other edited it in place merges
@@ -797,6 +801,7 @@ class _Engine:
                                                    "start_line": None, "end_line": None,
                                                    "detail": "one side deletes the file, the other changes it"}]}
         from ..merge import merge_file
+        from ..check.unrelocked_lockfiles import merge_reasons
 
         result = merge_file(self._blob(base) or b"", self._blob(left) or b"", self._blob(right) or b"", path,
                             semantic=self.semantic, package_files=self._package_files(trees))
@@ -806,6 +811,9 @@ class _Engine:
                      for c in result.conflicts]
         if not result.clean and not conflicts:
             conflicts = [{"declaration": "", "kind": "content", "start_line": None, "end_line": None}]
+        why = merge_reasons(path, result.notes)
+        for conflict in conflicts if why else ():
+            conflict["why"] = why   # what the merge could not do there, and what to do (as finish says it)
         if base is None and not result.clean:
             for conflict in conflicts:   # a file both added: one declaration both wrote, or the whole file
                 conflict["kind"] = "add_add" if conflict["kind"] in ("content", "insert_insert") else conflict["kind"]
@@ -837,6 +845,15 @@ def _by_path(states: list[CurrentState]) -> dict[str, list[CurrentState]]:
         for path in state.changes:
             found.setdefault(path, []).append(state)
     return found
+
+
+def _sides_named(conflict: dict[str, Any], ours: str, theirs: str) -> dict[str, Any]:
+    """`conflict` with its why naming the two sides as the pair does (`task a`, `integration`): the
+    outcome is cached by blobs, whoever's they are, so it was merged under git's neutral labels."""
+    if not conflict.get("why"):
+        return conflict
+    why = [w.replace("`ours`", f"`{ours}`").replace("`theirs`", f"`{theirs}`") for w in conflict["why"]]
+    return conflict | {"why": why}
 
 
 def _write_atomically(file: Path, text: str) -> None:

@@ -136,6 +136,10 @@ class LandingOperations(CoordinatorBase):
             from ..check.names_unread import unread_note
 
             warnings.append(f"left behind: {unread_note(unread)}")
+        from ..check.unrelocked_lockfiles import unrelocked_notes
+
+        warnings += [f"not relocked: {note}" for note in unrelocked_notes((c.path for c in looked.changes),
+                                                                          whose="the run's edits of it merged")]
         declared_twice = self._declared_twice_in_run(run, tip, task_records, warnings, looked)
         not_parsed: list[str] = []   # why the look for files that no longer parse gave no answer
         unparsed = self._unparsed_in_run(run, tip, task_records, warnings, not_parsed, looked)

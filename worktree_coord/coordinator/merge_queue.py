@@ -190,7 +190,9 @@ def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord
         blocks = item.resolution.conflicts if item.resolution is not None else ()
         # Why the structured merge kept git's conflict (a guard's sentence, a fallback's reason): an
         # agent resolving it reads whether the two sides really overlap or the engine could not tell.
-        why = list(item.resolution.notes) if item.resolution is not None else []
+        from ..check.unrelocked_lockfiles import merge_reasons
+
+        why = merge_reasons(item.path, item.resolution.notes if item.resolution is not None else ())
         base = {"path": item.path, "kind": item.kind, "last_changed_by": touched.get(item.path, []), "why": why}
         if item.kind == "semantic":
             findings = [b.finding for b in blocks if b.finding is not None]

@@ -649,6 +649,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             from ..check.gradle_builds import gradle_build_notes
 
             notes += gradle_build_notes(changes, self.git.read_blob)
+        from ..check.unrelocked_lockfiles import unrelocked_notes
+
+        notes += unrelocked_notes(c.path for c in changes)
         if reserved:
             notes.append("reserved-file edits are kept aside on the branch for the consolidation phase")
             carried = {i.manifest for i in derived}
@@ -1266,7 +1269,9 @@ def _structured_merge_in_worktree(git: GitRepo, path: Path, rel: str, resolver: 
     (path / rel).write_bytes(result.merged)
     if result.clean:
         git.stage_path(path, rel)
-    return result.clean, list(result.notes)
+    from ..check.unrelocked_lockfiles import merge_reasons
+
+    return result.clean, merge_reasons(rel, result.notes)
 
 
 def _stash_note(branch: str, worktree: str | None, stashes: list[tuple[str, str]]) -> str:

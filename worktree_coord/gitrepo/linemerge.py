@@ -49,6 +49,7 @@ def merge_file_diff3(ours: bytes, base: bytes, theirs: bytes, labels: tuple[str,
         proc = subprocess.run(
             ["git", "merge-file", "-p", "--diff3", "-L", labels[0], "-L", labels[1], "-L", labels[2], *paths],
             capture_output=True, env=git_environment(),
+            cwd=scratch,   # never the caller's folder: it may be a worktree its own finish removed
         )
     finally:
         for path in (stem, *paths):

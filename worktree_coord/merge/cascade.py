@@ -39,6 +39,7 @@ markers.restyle), each conflict's lines moved with its block.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -234,7 +235,7 @@ def _merge(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: in
         why = guards.distrust(profile_for_path(path, base, left, right), base, left, right, lines[0].conflicts,
                               skip=kind.skip_guards if kind is not None else frozenset(), trace=result.trace)
         if why is not None:
-            return _Fallback(lines[0])(why)
+            return _Fallback(lines[0], labels)(_sides_named(why, labels))
     if mode is not SemanticMode.OFF and result.clean and result.strategy in (Strategy.LINE, Strategy.STRUCTURED,
                                                                             Strategy.PYTHON):
         result = with_semantic_check(result, base, left, right, path, labels=labels, mode=mode, trees=parsed,
@@ -298,20 +299,19 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     if profile is None:
         return line if line.clean else _appendable(base, left, right, path, line, marker_size=marker_size,
                                                    labels=labels)
-    fallback = _Fallback(line)
-    if any(has_markers(data, marker_size) for data in (base, left, right)):
-        return fallback("an input already holds conflict markers")
-    try:
-        for data in (base, left, right):
-            data.decode("utf-8")
-    except UnicodeDecodeError:
-        return fallback("an input is not UTF-8")
+    fallback = _Fallback(line, labels)
+    inputs = (base, left, right)
+    if any(has_markers(data, marker_size) for data in inputs):
+        return fallback(_markers_reason(inputs, labels, marker_size))
+    if not all(utf8 := [_is_utf8(data) for data in inputs]):
+        return fallback(f"{_versions(labels, [not ok for ok in utf8])} not UTF-8 text, which wtc's structured merge "
+                        "needs to read it")
     deadline = time.monotonic() + timeout
     base_tree = _parse(profile, base)
     trees = [base_tree] + [_parse(profile, data, (base, base_tree)) for data in (left, right)]
     parsed.update(zip(("base", "left", "right"), trees))
     if any(tree.root_node.has_error for tree in trees):
-        return fallback(_unparsed_reason(trees, profile.name))
+        return fallback(_unparsed_reason(trees, profile.name, labels))
     layouts = [Layout(profile, data, tree.root_node) for data, tree in zip((base, left, right), trees)]
     census = [layout.census for layout in layouts]
     if line.clean:
@@ -330,13 +330,14 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     try:
         pieces = engine.merge(*(Version(data, tree.root_node) for data, tree in zip((base, left, right), trees)))
     except StructuredTimeout:
-        return fallback(f"structured merge passed its time limit ({timeout:g} s)")
+        return fallback(f"wtc's structured merge of this file passed its time limit ({timeout:g} s)")
     except Unmergeable as why:
-        return fallback(f"structured merge not possible: {why}")
+        return fallback(f"wtc's structured merge could not keep the two sides' edits apart: {why}")
     except RecursionError:
-        return fallback("structured merge: nesting too deep")
+        return fallback("the file nests deeper than wtc's structured merge follows")
     except Exception as error:  # noqa: BLE001 - a bug in a later stage must never cost the line merge
-        return fallback(f"structured merge failed internally ({type(error).__name__}: {error})")
+        return fallback(f"wtc's structured merge failed internally ({type(error).__name__}: {error}; a bug "
+                        "in wtc: please report it)")
     merged, conflicts = render(pieces, marker_size=marker_size, labels=labels, eol=_eol(left), language=language)
     strategy = Strategy.DATA if profile.data else Strategy.STRUCTURED
     result = FileMerge(merged=merged, clean=not conflicts, strategy=strategy, conflicts=conflicts, language=language,
@@ -344,23 +345,25 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     if result.clean:
         tree = _parse(profile, merged, (left, trees[1]))
         if tree.root_node.has_error:
-            return fallback("structured result did not re-parse")
+            return fallback(f"{_REFUSED} does not parse as {profile.name}")
         merged_layout = Layout(profile, merged, tree.root_node)
         if not _keeps_every_change(merged_layout.census, *census):
-            return fallback("structured result lost a declaration")
+            return fallback(f"{_REFUSED} lacks a declaration one side added (or both kept)")
         if misplaced(layouts + [merged_layout]):
-            return fallback("structured result put a member in another container than its side did")
+            return fallback(f"{_REFUSED} puts a side's new declaration in another class or block than that side did "
+                            "(the other side moved or rewrote the block it was added to)")
         from .languages import data_semantics, validate
 
         if not validate.accepts(profile.name, (base, left, right), merged):
-            return fallback(f"structured result rejected by the strict {profile.name} parser")
+            return fallback(f"{_REFUSED} is refused by the strict {profile.name} parser")
         if profile.name == "python" and not python_cst.accepts((base, left, right), merged):
-            return fallback("structured result changed the kind of __all__")
+            return fallback(f"{_REFUSED} changes what kind of value `__all__` is")
         if not data_semantics.accepts(profile.name, base, left, right, merged):
-            return fallback(f"structured {profile.name} result does not hold the key-level merge of the inputs")
+            return fallback(f"{_REFUSED} does not hold both sides' keys and values as each side set them")
         twice = _imported_more_often(profile, merged, tree.root_node, (base, left, right), trees)
         if twice:
-            return fallback(f"structured result imports {', '.join(sorted(twice))} more often than any input")
+            return fallback(f"{_REFUSED} imports {', '.join(sorted(twice))} more often than either side did "
+                            "(both sides added the same import, in different places)")
         return result
     # A conflict over a name one side took away and the other side's new code uses (names.py), or
     # over a member one side moved or renamed and the other deleted, is one the line merge cannot
@@ -368,7 +371,8 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     if line.clean or result.conflict_mass <= line.conflict_mass or any(c.kind in _NAME_KINDS for c in conflicts) \
             or MOVED_AGAINST_DELETION in result.steps:
         return result
-    return fallback("structured result was not smaller than the line merge", steps=result.steps)
+    return fallback(f"wtc's structured merge found the same overlap as git's line merge: {_overlap(conflicts)}, "
+                    "and no declaration-level rule keeps the two edits apart", steps=result.steps)
 
 
 def _appendable(base: bytes, left: bytes, right: bytes, path: str, line: FileMerge, *, marker_size: int,
@@ -380,54 +384,130 @@ def _appendable(base: bytes, left: bytes, right: bytes, path: str, line: FileMer
     kind = appendable.kind_for_path(path)
     if kind is None:
         return line
-    fallback = _Fallback(line)
-    if any(has_markers(data, marker_size) for data in (base, left, right)):
-        return fallback("an input already holds conflict markers")
+    fallback = _Fallback(line, labels)
+    inputs = (base, left, right)
+    if any(has_markers(data, marker_size) for data in inputs):
+        return fallback(_markers_reason(inputs, labels, marker_size))
+    entries = f"wtc's entry-by-entry merge of this {kind.name} file"
     try:
-        pieces = appendable.merge_appendable(kind, base, left, right, eol=_eol(left))
+        pieces = appendable.merge_appendable(kind, base, left, right, eol=_eol(left), labels=labels)
     except Unmergeable as why:
-        return fallback(f"{kind.name} entry merge not possible: {why}")
+        return fallback(f"{entries} could not run: {why}")
     except Exception as error:  # noqa: BLE001 - a bug in a later stage must never cost the line merge
-        return fallback(f"{kind.name} entry merge failed internally ({type(error).__name__}: {error})")
+        return fallback(f"{entries} failed internally ({type(error).__name__}: {error}; a bug in wtc: please "
+                        "report it)")
     try:
         merged, conflicts = render(pieces, marker_size=marker_size, labels=labels, eol=_eol(left), language=kind.name)
     except UnicodeDecodeError:
-        return fallback(f"{kind.name} entry merge left conflicts in a file that is not UTF-8")
+        return fallback(f"{entries} left conflicts, and the file is not UTF-8 text to write them in")
     result = FileMerge(merged=merged, clean=not conflicts, strategy=Strategy.DATA, conflicts=conflicts,
                        language=kind.name, trace=((f"{kind.name} entries", -1, -1),))
     if result.clean or result.conflict_mass < line.conflict_mass:
         return result
-    return fallback(f"{kind.name} entry merge was not smaller than the line merge")
+    return fallback(f"{entries} found the same overlap as git's line merge: both sides changed the same "
+                    "entries")
 
 
-def _unparsed_reason(trees: list[tree_sitter.Tree], language: str) -> str:
+# What a fallback says of a structured result the cascade's own checks refused (module docstring, step 4).
+_REFUSED = "wtc's structured merge was not used: its result"
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _versions(labels: tuple[str, str, str], chosen: Iterable[bool], verbs: tuple[str, str] = ("is", "are")) -> str:
+    """"the `task t` version is" / "the base and the `task t` version are": the subject of a reason
+    about some of the versions (`chosen`, for base, left and right), named by the labels their
+    markers carry (`integration r1`, `task t-x`: the sides a person knows), and its verb."""
+    names = [name for name, wanted in zip(("the base", f"the `{labels[0]}` version", f"the `{labels[2]}` version"),
+                                          chosen) if wanted]
+    subject = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"{subject} {verbs[len(names) > 1]}"
+
+
+def _markers_reason(inputs: tuple[bytes, bytes, bytes], labels: tuple[str, str, str], marker_size: int) -> str:
+    marked = [has_markers(data, marker_size) for data in inputs]
+    return (f"{_versions(labels, marked, ('holds', 'hold'))} conflict markers (lines of {marker_size} `<`, `=` or "
+            "`>`) committed from an earlier merge, which wtc's structured merge does not read; resolve those old "
+            "markers too")
+
+
+_QUOTED = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
+
+
+def _sides_named(sentence: str, labels: tuple[str, str, str]) -> str:
+    """A guard's sentence (precision/guards.py says "ours" and "theirs") with the sides named by the
+    labels their markers carry (`integration r1`, `task t-x`), outside the lines it quotes."""
+    parts = _QUOTED.split(sentence)
+    for index in range(0, len(parts), 2):   # the even parts lie outside quotes
+        parts[index] = re.sub(r"\bours\b", labels[0], re.sub(r"\btheirs\b", labels[2], parts[index]))
+    return "".join(parts)
+
+
+def _overlap(conflicts: Iterable[MergeConflict]) -> str:
+    """What the two sides did where a structured merge's conflicts stand, by their kind and
+    declarations ("one side deleted `def b`, which the other side changed")."""
+    conflicts = list(conflicts)
+    named = list(dict.fromkeys(f"`{c.declaration}`" for c in conflicts if c.declaration))[:3]
+    deleted = list(dict.fromkeys(f"`{c.declaration}`" for c in conflicts if c.kind == "delete_modify" and c.declaration))
+    if deleted:
+        return f"one side deleted {', '.join(deleted[:3])}, which the other side changed"
+    where = f" in {', '.join(named)}" if named else ""
+    if conflicts and all(c.kind in ("insert_insert", "add_add") for c in conflicts):
+        return f"both sides added code at the same place{where}"
+    return f"both sides changed the same lines{where}"
+
+
+def _unparsed_reason(trees: list[tree_sitter.Tree], language: str,
+                     labels: tuple[str, str, str] = ("ours", "base", "theirs")) -> str:
     """Why only the line merge ran on a file whose versions (base, left, right) the grammar does not
-    read, naming which and where the first stops: C code full of macros fails to parse in every
-    version, and "a side does not parse" then sent the user looking for a broken edit that was not
-    there (lua's lstrlib.c: both sides changed one `#define`, a plain overlap)."""
+    read, naming which (by the labels of their markers) and where the first stops: C code full of
+    macros fails to parse in every version, and "a side does not parse" then sent the user looking
+    for a broken edit that was not there (lua's lstrlib.c: both sides changed one `#define`, a plain
+    overlap), so a base that does not parse says the grammar does not read the file either."""
     from .checks.syntax import first_error
 
-    base_bad = trees[0].root_node.has_error
-    sides_bad = sum(tree.root_node.has_error for tree in trees[1:])
-    sides = ("", "a side", "both sides")[sides_bad]
-    who = " and ".join(part for part in ("the base" if base_bad else "", sides) if part)
-    verb = "do" if base_bad + sides_bad > 1 else "does"
-    first = next(tree for tree in trees if tree.root_node.has_error)
-    row, column = first_error(first.root_node) or (0, 0)
-    where = "the base" if first is trees[0] else "a side"
-    return (f"{who} {verb} not parse as {language} (line {row + 1}:{column + 1} of {where}), "
-            "so only the line merge ran")
+    bad = [tree.root_node.has_error for tree in trees]
+    who = _versions(labels, bad, ("does", "do"))
+    first = bad.index(True)
+    row, column = first_error(trees[first].root_node) or (0, 0)
+    names = ("the base", f"the `{labels[0]}` version", f"the `{labels[2]}` version")
+    where = f"line {row + 1}:{column + 1}" + (f" of {names[first]}" if sum(bad) > 1 else "")
+    if bad[0]:
+        return (f"{who} not parse as {language} ({where}): wtc's grammar does not read this file (its macros or "
+                "newer syntax), so its structured merge could not run")
+    return (f"{who} not parse as {language} ({where}) where the base did, so wtc's structured merge could not "
+            "read it: that side's edit has a syntax error to fix as well")
 
 
 class _Fallback:
-    """Return the line merge with a note saying why the structured result was not used."""
+    """Return the line merge with a note saying why the structured result was not used: what
+    happened, in the words of the file's constructs and the sides' labels, then what stands (git's
+    line merge, its conflicts' lines) and what to do about it."""
 
-    def __init__(self, line: FileMerge) -> None:
+    def __init__(self, line: FileMerge, labels: tuple[str, str, str] = ("ours", "base", "theirs")) -> None:
         self.line = line
+        self.labels = labels
 
     def __call__(self, why: str, steps: tuple[str, ...] = ()) -> FileMerge:
         return FileMerge(merged=self.line.merged, clean=self.line.clean, strategy=self.line.strategy,
-                         conflicts=self.line.conflicts, language=self.line.language, notes=(why,), steps=steps)
+                         conflicts=self.line.conflicts, language=self.line.language,
+                         notes=(f"{why}; {self._stands()}",), steps=steps)
+
+    def _stands(self) -> str:
+        if self.line.clean:
+            return "git's line merge, which is clean, was kept"
+        blocks = [c for c in self.line.conflicts if c.start_line]
+        lines = ", ".join(f"{c.start_line}-{c.end_line}" for c in blocks[:5]) + (", ..." if len(blocks) > 5 else "")
+        where = f" (line{'s' if len(blocks) > 1 or '-' in lines else ''} {lines})" if blocks else ""
+        return (f"git's line conflict{'s' if len(blocks) != 1 else ''}{where} stand{'' if len(blocks) != 1 else 's'}: "
+                f"in each, keep what `{self.labels[0]}` (above) and `{self.labels[2]}` (below) each meant, "
+                "then remove the markers")
 
 
 def _conflict_steps(pieces: list[Piece]) -> tuple[str, ...]:

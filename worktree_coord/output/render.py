@@ -245,7 +245,12 @@ def run_report(r: RunReport) -> str:
         if c.get("semantic"):
             lines.append(f"  conflict  {_semantic_line(c['semantic'])}")
             continue
-        lines.append(f"  conflict  {c['path']} {c.get('declaration') or ''} (task {c['task']})")
+        at = f" lines {c['start_line']}-{c['end_line']}" if c.get("start_line") else ""
+        lines.append(f"  conflict  {c['path']} {c.get('declaration') or ''}{at} (task {c['task']})")
+    # Why the merge left each task's file conflicted and what to do (finish's `why`), once a file.
+    for (task, path), why in dict.fromkeys(((c["task"], c["path"]), "; ".join(c["why"]))
+                                           for c in r.conflicts if c.get("why") and not c.get("semantic")):
+        lines.append(f"  why       {path} (task {task}): {why}")
     for v in r.verification:
         lines.append(f"  verify    {v['task']}: {'ok' if v['ok'] else 'FAILED'} `{v['command']}`")
     if r.target:
@@ -744,6 +749,9 @@ def task_check(r: TaskCheck) -> str:
         for c in row["conflicts"]:
             lines.append(f"    {c['path']}" + (f" in {c['declaration']}" if c.get("declaration") else "")
                          + f" ({c['kind']})" + (f": {c['detail']}" if c.get("detail") else ""))
+        # Why the merge left each file's conflicts (as finish's `why` line says it), once a file.
+        for path, why in dict.fromkeys((c["path"], "; ".join(c["why"])) for c in row["conflicts"] if c.get("why")):
+            lines.append(f"      why {path}: {why}")
     kinds = {c.get("kind") for row in r.onto for c in row["conflicts"]}
     if kinds - {"consolidation"}:
         lines.append("  talk to the other task's agent, or finish and resolve with `wtc task update` if it merges first")
@@ -757,6 +765,7 @@ def task_check(r: TaskCheck) -> str:
                      + (" (applies at consolidation, once the task has merged)" if intent["state"] == "declared" else ""))
     lines += [f"  left behind: {note}" for note in _left_behind_notes(r)]
     lines += [f"  NOT CHECKED: {note}" for note in _names_unread_note(r.names_unread)]
+    lines += [f"  note: {note}" for note in r.notes]
     return "\n".join(lines)
 
 

@@ -166,13 +166,15 @@ def clash_for(kind: Kind) -> Clash | None:
     return clash
 
 
-def merge_appendable(kind: Kind, base: bytes, left: bytes, right: bytes, *, eol: str = "\n") -> list[Piece]:
-    """The entry-level merge of one file of `kind` as pieces; Unmergeable when it cannot be read."""
+def merge_appendable(kind: Kind, base: bytes, left: bytes, right: bytes, *, eol: str = "\n",
+                     labels: tuple[str, str, str] = ("ours", "base", "theirs")) -> list[Piece]:
+    """The entry-level merge of one file of `kind` as pieces; Unmergeable when it cannot be read
+    (`labels`, ours, base and theirs, name the versions in its reason)."""
     try:
         versions = [cut(data, kind.format, comment=kind.comment, key=kind.key) for data in (base, left, right)]
     except EntryError as error:
         raise Unmergeable(str(error)) from None
-    pieces = merge_entries(*versions, clash=clash_for(kind))
+    pieces = merge_entries(*versions, clash=clash_for(kind), labels=labels)
     return _with_line_ends(pieces, eol.encode())
 
 

@@ -65,7 +65,8 @@ def sorted_order(*versions: Sequence[Entry]) -> Callable[[str], str] | None:
 def _check(name: str, version: Sequence[Entry]) -> None:
     repeated = [key for key, count in Counter(entry.key for entry in version).items() if count > 1]
     if repeated:
-        raise Unmergeable(f"{name} holds the entry {repeated[0]!r} more than once")
+        raise Unmergeable(f"the `{name}` version holds the entry {repeated[0]!r} more than once, so its "
+                          "entries are no set to merge")
 
 
 def _gaps(side: Sequence[Entry], base_index: dict[str, int], name: str) -> list[list[Entry]]:
@@ -78,7 +79,7 @@ def _gaps(side: Sequence[Entry], base_index: dict[str, int], name: str) -> list[
             gaps[last + 1].append(entry)
             continue
         if at < last:
-            raise Unmergeable(f"{name} moves the entry {entry.key!r}")
+            raise Unmergeable(f"the `{name}` version moves the entry {entry.key!r} to another place in the list")
         last = at
     return gaps
 
@@ -106,15 +107,16 @@ def _text(entries: Sequence[Entry]) -> bytes:
 
 
 def merge_entries(base: Sequence[Entry], left: Sequence[Entry], right: Sequence[Entry], *,
-                  clash: Clash | None = None) -> list[Piece]:
-    """The merged entries as pieces (module docstring: rules and invariants)."""
-    for name, version in (("base", base), ("ours", left), ("theirs", right)):
+                  clash: Clash | None = None, labels: tuple[str, str, str] = ("ours", "base", "theirs")) -> list[Piece]:
+    """The merged entries as pieces (module docstring: rules and invariants); `labels` name the
+    versions (ours, base, theirs) in the reason an Unmergeable gives."""
+    for name, version in ((labels[1], base), (labels[0], left), (labels[2], right)):
         _check(name, version)
     left, right = _after_trailer(base, left), _after_trailer(base, right)
     base_index = {entry.key: at for at, entry in enumerate(base)}
     left_map = {entry.key: entry for entry in left}
     right_map = {entry.key: entry for entry in right}
-    left_gaps, right_gaps = _gaps(left, base_index, "ours"), _gaps(right, base_index, "theirs")
+    left_gaps, right_gaps = _gaps(left, base_index, labels[0]), _gaps(right, base_index, labels[2])
     order = sorted_order(base, left, right)
 
     def gone_on_both(at: int) -> bool:

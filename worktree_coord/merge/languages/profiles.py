@@ -31,6 +31,10 @@ Profile keys:
     `function_definition` and `lambda`; identifiers in such a body do not order statements),
     name_kinds (node kinds that are name tokens without ending in `identifier`, like Ruby's
     `constant`: uses that order insertions and that a side's deletion may not take away),
+    registrations (names of commands, in a language whose call statements otherwise keep their
+    order, whose calls at one place are a list of registrations: Ruby's `gem` in a Gemfile; both
+    sides' new calls of one such command there are both kept, left's first, unless both name the
+    same thing, `gem 'rake'` twice; group_rules.registrations_added),
     lazy_annotations (for order_sensitive profiles: `extensions` whose files never run their type
     annotations, like Python stubs, and a `marker` regex whose presence in a file means the same,
     like `from __future__ import annotations`: annotations then do not count as uses),
@@ -535,6 +539,7 @@ class Profile:
     order_sensitive: bool = False            # containers run top to bottom (Python module, class body)
     deferred: frozenset[str] = frozenset()   # kinds whose body runs later (Python def, lambda)
     name_kinds: frozenset[str] = frozenset()  # name tokens not ending in "identifier" (Ruby constant)
+    registrations: frozenset[str] = frozenset()   # commands whose calls are a list (Ruby `gem`)
     variant_markers: tuple[str, ...] = ()    # lead text marking a conditional variant (Rust `#[cfg`)
     lazy_annotation_extensions: tuple[str, ...] = ()   # files whose annotations never run (Python stubs)
     lazy_annotation_marker: re.Pattern[bytes] | None = None   # text meaning the same (`from __future__ ...`)
@@ -702,9 +707,18 @@ _PROFILE_KEYS = frozenset({
     "name", "grammar", "grammar_function", "extensions", "filenames", "comments", "terminators", "containers",
     "declarations", "labels", "data", "anchored", "repeatable", "order_sensitive", "deferred", "name_kinds",
     "variant_markers", "lazy_annotations", "binds", "semantic", "claims", "section_opener", "parse_aliases",
-    "parse_masks", "union_when_added_twice", "added_twice_conflict", "code"})
+    "parse_masks", "union_when_added_twice", "added_twice_conflict", "code", "registrations"})
 _CONTAINER_KEYS = frozenset({"kind", "parent", "unordered", "member_field", "separator", "keep_sorted", "parent_key",
                              "top_level", "statements", "commute"})
+
+
+def _registrations(raw: dict[str, Any], source: str) -> frozenset[str]:
+    """The profile's `registrations`: a list of command names (plain identifiers)."""
+    names = raw.get("registrations", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) and n.isidentifier() for n in names):
+        raise ConfigError(f"language profile {source}: registrations must be a list of command names, got {names!r}",
+                          fix='write registrations = ["gem"]')
+    return frozenset(names)
 
 
 class _Grammar:
@@ -786,7 +800,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         anchored=anchored,
         union_when_added_twice=union_when_added_twice,
         repeatable=repeatable, order_sensitive=bool(raw.get("order_sensitive", False)), deferred=deferred,
-        name_kinds=name_kinds,
+        name_kinds=name_kinds, registrations=_registrations(raw, source),
         variant_markers=tuple(raw.get("variant_markers", [])),
         lazy_annotation_extensions=tuple(lazy.get("extensions", [])), lazy_annotation_marker=marker,
         binds=binds, claimed=claims[0] if claims else (), section_opener=opener,

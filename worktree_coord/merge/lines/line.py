@@ -228,7 +228,9 @@ def git_merge_file(base: bytes, left: bytes, right: bytes, *, marker_size: int =
         command = ["git", "merge-file", "-p", "--zdiff3" if zdiff3 else "--diff3",
                    f"--marker-size={marker_size}",
                    "-L", labels[0], "-L", labels[1], "-L", labels[2], paths[1], paths[0], paths[2]]
-        done = subprocess.run(command, capture_output=True, check=False)
+        # cwd: git will not start in a deleted folder, and the caller's may be one (a finish run from
+        # inside the task worktree it removes); the scratch folder exists while git runs.
+        done = subprocess.run(command, capture_output=True, check=False, cwd=tmp)
     if done.returncode < 0 or done.returncode > 127:
         raise GitError("git merge-file failed: " + done.stderr.decode("utf-8", "replace").strip(),
                        fix="check that git >= 2.35 is installed and on PATH")

@@ -200,7 +200,8 @@ def _near(first: list[bytes], second: list[bytes]) -> float:
 
 
 
-def registrations_added(group, b_ids, bmap, lmap, rmap, calls_only: bool = False) -> bool:  # type: ignore[no-untyped-def]
+def registrations_added(group, b_ids, bmap, lmap, rmap, calls_only: bool = False,  # type: ignore[no-untyped-def]
+                        commands: frozenset[str] = frozenset()) -> bool:
     """True when, in a sequence (an ordered container: a function's statements), both sides
     only inserted statements at one place and every one of them, like the statement the
     insertions follow (or precede, at the start), is a call of the same function: a list of
@@ -208,7 +209,8 @@ def registrations_added(group, b_ids, bmap, lmap, rmap, calls_only: bool = False
     sides' additions do not depend on each other's order. Both sides' runs are then kept,
     left's first; any other overlap of edits in a sequence is left to the line merge.
     `calls_only`: the same for the positional members of an unordered container (a module's
-    top-level `test(...)` or `register(...)` calls), where only calls count, not elements."""
+    top-level `test(...)` or `register(...)` calls), where only calls count, not elements.
+    `commands`: the profile's `registrations` (statement_forms.call_form)."""
     starts = {(start, end) for _side, (start, end, _idents) in group}
     if len(starts) != 1:
         return False
@@ -216,19 +218,19 @@ def registrations_added(group, b_ids, bmap, lmap, rmap, calls_only: bool = False
     if start != end or len(b_ids) == 0:
         return False
     neighbour = bmap[b_ids[start - 1]] if start > 0 else bmap[b_ids[start]]
-    form = registration_form(neighbour.source, neighbour.node)
+    form = registration_form(neighbour.source, neighbour.node, commands)
     if form is None or (calls_only and form.startswith("element ")):
         return False
     inserted = {"L": [i for s, h in group if s == "L" for i in h[2]], "R": [i for s, h in group if s == "R" for i in h[2]]}
     if not inserted["L"] or not inserted["R"] or set(inserted["L"]) & set(inserted["R"]):
         return False  # the same statement added on both sides: once or twice is a guess
     maps = {"L": lmap, "R": rmap}
-    if not all(registration_form(maps[side][i].source, maps[side][i].node) == form
+    if not all(registration_form(maps[side][i].source, maps[side][i].node, commands) == form
                for side in ("L", "R") for i in inserted[side]):
         return False
     # The same registration (callee and name: `test('fixes #10185', ...)`) written by both
     # sides, differently: keeping both would run it twice, keeping one is a guess.
-    named = [{call_name(maps[side][i].source, maps[side][i].node) for i in inserted[side]} - {None}
+    named = [{call_name(maps[side][i].source, maps[side][i].node, commands) for i in inserted[side]} - {None}
              for side in ("L", "R")]
     return not (named[0] & named[1])
 

@@ -243,7 +243,9 @@ def bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
     if not any(waits_for(item, queues["R" if item[0] == "L" else "L"]) for item in run):
         return run
     if sides != [sides[0]] * sides.count(sides[0]) + [side for side in sides if side != sides[0]]:
-        raise Unmergeable("interleaved insertions where one side uses a name the other binds")
+        raise Unmergeable("both sides added code at one place, one side's new code using a name the other "
+                          "side's new code defines, and the two are interleaved: no order of them defines every "
+                          "name before its use")
     ordered: list[tuple[str, str]] = []
     while queues["L"] or queues["R"]:
         for side, other in (("L", "R"), ("R", "L")):
@@ -251,9 +253,11 @@ def bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
                 ordered.append(queues[side].pop(0))
                 break
         else:
-            raise Unmergeable("both sides' insertions use names the other side's insertions bind")
+            raise Unmergeable("both sides added code at one place, each using a name the other side's new code "
+                              "defines: no order of the two defines every name before its use")
     if sum(1 for before, after in zip(ordered, ordered[1:]) if before[0] != after[0]) > 1:
         # Statements of the two sides taken turn about: which blank lines go between them was
         # written against other neighbours, and the order of the rest is a guess.
-        raise Unmergeable("binding before use would interleave the two sides' insertions")
+        raise Unmergeable("both sides added code at one place, and defining every name before its use would "
+                          "interleave the two sides' new lines")
     return ordered

@@ -153,7 +153,7 @@ def side_hunks(base_ids: list[str], side_ids: list[str], kept: set[str]) -> list
             inserted.append(side_ids[j])
             j += 1
         if start == i and not inserted:
-            raise Unmergeable("member order changed")
+            raise Unmergeable("one side reordered declarations the other side changed")
         out.append((start, i, inserted))
     return out
 
@@ -174,7 +174,7 @@ def check_moves_cross_nothing(b_ids: list[str], moved: set[str],
             after = next((index[i] for i in side_ids[at + 1:] if i in kept), len(b_ids))
             lo, hi = min(index[ident], before + 1), max(index[ident] + 1, after)
             if any(start <= hi and end >= lo for start, end, _ in other_hunks):
-                raise Unmergeable("a member moved across the other side's edit")
+                raise Unmergeable("one side moved a declaration past lines the other side changed")
 
 
 def check_moves_apart(b_ids: list[str], moved: set[str],
@@ -190,7 +190,7 @@ def check_moves_apart(b_ids: list[str], moved: set[str],
             if not any(ident in moved for ident in inserted) and not any(ident in moved for ident in b_ids[start:end]):
                 continue
             if any(o_start <= end and o_end >= start for o_start, o_end, _ in other_hunks):
-                raise Unmergeable("a member moved next to the other side's edit")
+                raise Unmergeable("one side moved a declaration next to lines the other side changed")
 
 
 def check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None,
@@ -230,7 +230,7 @@ def check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None,
                 # Anywhere inside: the side may also have edited the member (a blank line taken
                 # out of it), which moves where its line diff starts the insertion.
                 if any(first <= cut < last for cut in cuts):
-                    raise Unmergeable("the side's line diff puts its insertion inside a member the other side edited")
+                    raise Unmergeable("one side's new lines fall inside a declaration the other side changed")
 
 
 def _common_edge_lines(first: list[bytes], second: list[bytes], *, at_end: bool) -> int:

@@ -321,9 +321,10 @@ def segment(source: bytes, container: tree_sitter.Node, rule: ContainerRule, pro
         if order + 1 < len(member_index):
             for between in children[index + 1:member_index[order + 1]]:
                 if between.is_named and between.type not in profile.comments:
-                    raise Unmergeable(f"{container.type}: non-member {between.type} between members")
+                    raise Unmergeable(f"code that is no declaration ({between.type}) stands between two "
+                                      "declarations, so they cannot be merged one by one")
         if node.start_byte < position:
-            raise Unmergeable(f"{container.type}: overlapping members")
+            raise Unmergeable("wtc could not cut the code into separate declarations (two of them share a line)")
         lead = source[position:node.start_byte]
         body_end = content_end(source, node)
         has_sep = False
@@ -363,5 +364,5 @@ def segment(source: bytes, container: tree_sitter.Node, rule: ContainerRule, pro
     result = Segmented(prefix=prefix, members=tuple(members), suffix=suffix, separator=separator, start=begin, end=end)
     rebuilt = prefix + b"".join(m.render(separator, m.has_sep) for m in members) + suffix
     if rebuilt != source[begin:end]:
-        raise Unmergeable(f"{container.type}: segmentation does not round-trip")
+        raise Unmergeable("wtc could not cut the code into separate declarations")
     return result

@@ -88,7 +88,7 @@ class NameLoss:
                 where.update({(side, ident): number for ident in idents})
         for ident, (side, replacement) in rebound.items():
             if any(where.get((side, other)) != where.get(ident) for other in replacement):
-                raise Unmergeable("a member one side deleted was moved under a new key by the other side")
+                raise Unmergeable("one side deleted a declaration the other side moved and renamed")
 
     def rebound_on_one_side(self, group, deleted, bmap, lmap, rmap, b_ids) -> dict[str, tuple[str, list[str]]]:  # type: ignore[no-untyped-def]
         """`rebound` within one group of hunks."""

@@ -68,10 +68,10 @@ def check_aligned(pieces: list[Piece], *, at_line_start: bool) -> None:
     for piece in pieces:
         if isinstance(piece, Conflict):
             if not line_start:
-                raise Unmergeable("conflict would start mid-line")
+                raise Unmergeable("the two sides' edits meet inside one line")
             for part in (piece.base, piece.ours, piece.theirs):
                 if part and not part.endswith(b"\n"):
-                    raise Unmergeable("conflict would end mid-line")
+                    raise Unmergeable("the two sides' edits meet inside one line")
             line_start = True
         elif piece:
             line_start = piece.endswith(b"\n")

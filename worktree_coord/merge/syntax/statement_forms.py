@@ -40,12 +40,26 @@ def _unfielded_call(node: tree_sitter.Node) -> tuple[tree_sitter.Node, tree_sitt
     return (callee, suffix) if "argument" in suffix.type else None
 
 
-def call_form(source: bytes, node: tree_sitter.Node) -> str | None:
+def _command(source: bytes, node: tree_sitter.Node, commands: frozenset[str]) -> str | None:
+    """The method of a command-style call (Ruby's `gem 'rake'`: a `call` with a `method` and its
+    arguments, no receiver) when the profile lists it among its `registrations`, else None."""
+    method = node.child_by_field_name("method")
+    if method is None or node.child_by_field_name("receiver") is not None \
+            or node.child_by_field_name("arguments") is None:
+        return None
+    text = source[method.start_byte:method.end_byte].decode("utf-8", "replace")
+    return text if text in commands else None
+
+
+def call_form(source: bytes, node: tree_sitter.Node, commands: frozenset[str] = frozenset()) -> str | None:
     """The callee text when the statement `node` is just a call (`test('x', ...)` -> "test",
     `f.BoolVar(...)` -> "f.BoolVar", `await it(...)` -> "it", Kotlin's `include("core")` ->
-    "include"), else None."""
+    "include"), else None. `commands`: the profile's `registrations`, commands of a language whose
+    calls otherwise run in an order of their own (Ruby's `gem` in a Gemfile)."""
     while node.named_child_count == 1 and node.type in ("expression_statement", "await_expression"):
         node = node.named_children[0]
+    if commands and (command := _command(source, node, commands)) is not None:
+        return command
     for field in _CALLEE_FIELDS:
         callee = node.child_by_field_name(field)
         if callee is not None and (node.child_by_field_name("arguments") is not None or field == "macro"):
@@ -62,10 +76,10 @@ def call_form(source: bytes, node: tree_sitter.Node) -> str | None:
     return None
 
 
-def call_name(source: bytes, node: tree_sitter.Node) -> str | None:
+def call_name(source: bytes, node: tree_sitter.Node, commands: frozenset[str] = frozenset()) -> str | None:
     """`describe('watch')` for a statement that calls `describe` with the string 'watch' first,
     else None: the identity of a positional call statement edited on both sides."""
-    form = call_form(source, node)
+    form = call_form(source, node, commands)
     if form is None:
         return None
     while node.named_child_count == 1 and node.type in ("expression_statement", "await_expression"):
@@ -89,14 +103,14 @@ def call_name(source: bytes, node: tree_sitter.Node) -> str | None:
     return f"{form}({named})"
 
 
-def registration_form(source: bytes, node: tree_sitter.Node) -> str | None:
+def registration_form(source: bytes, node: tree_sitter.Node, commands: frozenset[str] = frozenset()) -> str | None:
     """What makes members one list of registrations: a statement's callee (`call_form`), or, for
     an element of a registry array (JS) or list (Python) laid out one element a line (`routes = [\n home,\n about,\n]`,
     `plugins: [\n vue(),\n legacy(),\n]`), its node kind (identifier, call, object, string...).
     A one-line array (`[1024, 768]`) is a value, not a registry: None."""
     parent = node.parent
     if parent is None or parent.type not in ("array", "list"):
-        return call_form(source, node)
+        return call_form(source, node, commands)
     if parent.start_point[0] == parent.end_point[0]:
         return None
     return f"element {node.type}"

@@ -149,7 +149,8 @@ class StructuredMerge:
         if empty_base:
             found[0] = found[1]
         if any(item is None for item in found) or len({item[0].type for item in found}) != 1:  # type: ignore[index]
-            raise Unmergeable("no common top-level container")
+            raise Unmergeable("the versions do not share one top-level structure (a side changed what the file "
+                              "holds at its top, such as a JSON object into an array)")
         (bnode, brule), (lnode, _), (rnode, _) = found  # type: ignore[misc]
         segs = []
         for version, node in zip((base, left, right), (bnode, lnode, rnode)):
@@ -208,7 +209,8 @@ class StructuredMerge:
         prefix = pick3(b.prefix, l.prefix, r.prefix)
         suffix = pick3(b.suffix, l.suffix, r.suffix)
         if prefix is None or suffix is None:
-            raise Unmergeable("container delimiters changed on both sides")
+            raise Unmergeable(f"both sides changed the lines around the declarations of {' > '.join(path) or 'the file'} "
+                              "(before the first one: a header, an opening line; or after the last one)")
         b, l, r = positional_duplicates(b, l, r)
         bmap = {m.ident: m for m in b.members}
         lmap = {m.ident: m for m in l.members}
@@ -314,7 +316,7 @@ class StructuredMerge:
             if len(sides) == 2 and not union and has_move:
                 # Only a union of keyed members says where the other side's edit goes once the
                 # member moved; any other reading of the group is an order the engine would guess.
-                raise Unmergeable("a member moved next to the other side's edit")
+                raise Unmergeable("one side moved a declaration next to lines the other side changed")
             if len(sides) == 1:
                 self._apply_one_side(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice,
                                      moved=moved)
@@ -328,7 +330,8 @@ class StructuredMerge:
             elif union:
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
                 self._record("union of members: " + group_shape(group), *span)
-            elif (registrations := registrations_added(group, b_ids, bmap, lmap, rmap, calls_only=rule.unordered)) \
+            elif (registrations := registrations_added(group, b_ids, bmap, lmap, rmap, calls_only=rule.unordered,
+                                                     commands=self.profile.registrations)) \
                     or (rule.statements and independent_insertions(self.profile, self.path, group, b_ids, bmap, lmap, rmap)):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
                 self._record("registrations at one place" if registrations else "independent statements at one place",
@@ -379,7 +382,7 @@ class StructuredMerge:
             else:
                 out.append((kind, value))
         if conflicts:
-            raise Unmergeable("a member moved or renamed on one side was deleted on the other")
+            raise Unmergeable("one side moved or renamed a declaration the other side deleted")
         return out
 
     def _deletion(self, entries, ident, bmap, other_map, name, deleting_side: str, sep, own_map=None) -> None:  # type: ignore[no-untyped-def]
@@ -801,9 +804,9 @@ def _moves(b_ids: list[str], l_ids: list[str], r_ids: list[str], bmap: dict[str,
         for ident in mine:
             if ident in bmap and ident not in kept:
                 if ident not in other:
-                    raise Unmergeable("a member moved on one side was deleted on the other")
+                    raise Unmergeable("one side moved a declaration the other side deleted")
                 if ident not in other_kept:
-                    raise Unmergeable("a member moved on both sides")
+                    raise Unmergeable("both sides moved the same declaration")
                 moved.add(ident)
                 moved_by[side].add(ident)
     # A member one side moved may carry the other side's edit only when the other side moved
@@ -812,7 +815,7 @@ def _moves(b_ids: list[str], l_ids: list[str], r_ids: list[str], bmap: dict[str,
     if moved_by["L"] and moved_by["R"] and any(
             (rmap if side == "L" else lmap)[ident].content != bmap[ident].content
             for side in ("L", "R") for ident in moved_by[side]):
-        raise Unmergeable("members moved on both sides, one of them changed by the other")
+        raise Unmergeable("both sides moved declarations, and one side changed a declaration the other moved")
     return l_kept, r_kept, moved, moved_by
 
 
@@ -825,9 +828,11 @@ def _check_edges(b: Segmented, l: Segmented, r: Segmented, b_ids: list[str], bma
     edge = {"L": {(h[0], h[1]) for h in left_hunks if h[2]}, "R": {(h[0], h[1]) for h in right_hunks if h[2]}}
     for side, other, mine, theirs in (("L", "R", l, r), ("R", "L", r, l)):
         if mine.prefix != b.prefix and theirs.prefix != mine.prefix and any(start == 0 for start, _ in edge[other]):
-            raise Unmergeable("text before the first member changed next to an insertion")
+            raise Unmergeable("one side changed the text before the first declaration (a header, a comment) "
+                              "where the other side added a declaration")
         if mine.suffix != b.suffix and theirs.suffix != mine.suffix and any(end == len(b_ids) for _, end in edge[other]):
-            raise Unmergeable("text after the last member changed next to an insertion")
+            raise Unmergeable("one side changed the text after the last declaration where the other side added "
+                              "a declaration")
         # The same one level down: both sides changed the last member (both may have appended
         # to its body) and this side also changed only the blank lines after it: whether they
         # belong after this side's appended text or at the very end is a guess.
@@ -836,7 +841,7 @@ def _check_edges(b: Segmented, l: Segmented, r: Segmented, b_ids: list[str], bma
                 and last is not None and l.members and r.members \
                 and l.members[-1].ident == last == r.members[-1].ident \
                 and l.members[-1].content != bmap[last].content and r.members[-1].content != bmap[last].content:
-            raise Unmergeable("blank lines after the last member changed while both sides edited it")
+            raise Unmergeable("one side changed the blank lines after the last declaration, which both sides edited")
 
 
 def _touching_groups(left_hunks: list[_Hunk], right_hunks: list[_Hunk]) -> list[_Group]:
