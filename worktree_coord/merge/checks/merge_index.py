@@ -149,11 +149,88 @@ class MergeIndex:
         (`symbols`' `uses`), or MISSING; the disk is not read (for lookups that mostly miss)."""
         return self._get(self._symbols, (fingerprint, blob_id, mode))
 
-    def keep_symbols(self, fingerprint: str, blob_id: bytes, mode: Any, value: Any) -> None:
-        """Keep `value` in memory as the symbols of `blob_id` for `mode`, never on disk: what a
-        reader other than the check computed (the left-behind look's definitions, its own mode),
-        for a later question of this process."""
-        self._put(self._symbols, (fingerprint, blob_id, mode), value, MAX_SYMBOLS)
+    def keep_symbols(self, fingerprint: str, blob_id: bytes, mode: Any, value: Any, *, disk: bool = False) -> None:
+        """Keep `value` in memory as the symbols of `blob_id` for `mode`: what a reader other than
+        the check computed (the left-behind look's definitions, its own mode), for a later question
+        of this process; with `disk`, on disk too (written with the rest: `settle`, `flush`): what a
+        task's finish computes for the drain that merges it (check/task_facts.py)."""
+        key = (fingerprint, blob_id, mode)
+        self._put(self._symbols, key, value, MAX_SYMBOLS)
+        if disk and self._rows is not None:
+            with self._lock:
+                self._pending[_row_key(key)] = value
+            self._absent.discard(key)
+
+    def pair_fact(self, kind: str, fingerprint: str, old: bytes, new: bytes, compute: Callable[[], Any], *,
+                  disk: bool = False) -> Any:
+        """`compute()` once per (kind, fingerprint, old blob id, new blob id): a fact pure in two
+        versions of a file (PAIR_KINDS: the functions the edit reshaped), kept in memory, found on
+        disk where another process wrote it (`prefetch`, else a read), with `disk` written there
+        too (a task's finish, for the drain that merges it). The value is shared: not changed."""
+        key = (kind, fingerprint, old, new)
+        kept = self._get(self._symbols, key)
+        if kept is not _MISSING:
+            self.stats["symbols_hit"] += 1
+            return kept
+        row = _pair_row(key)
+        if self._rows is None:
+            found = _MISSING
+        elif key in self._absent:
+            with self._lock:
+                found = self._pending.get(row, _MISSING)
+        else:
+            found = self._load_row(row)
+        if found is not _MISSING:
+            self.stats["symbols_disk"] += 1
+            value = found
+        else:
+            self.stats["symbols_miss"] += 1
+            value = compute()
+            if disk and self._rows is not None:
+                with self._lock:
+                    self._pending[row] = value
+        self._put(self._symbols, key, value, MAX_SYMBOLS)
+        return value
+
+    def prefetch(self, blobs: Iterable[tuple[str, bytes]], pairs: Iterable[tuple[str, bytes, bytes]] = ()) -> None:
+        """Load every mode of the symbols the disk keeps of `blobs` ((fingerprint, raw blob id)
+        pairs: a task's versions), and every kind of fact of `pairs` ((fingerprint, old blob id,
+        new blob id): a task's edits, `pair_fact`), into memory in one query, and mark those it
+        does not keep known absent: the merge's check and look then ask memory only, where each of
+        their questions read the disk (or, inside a drain, computed it again). What a task's finish
+        computed (check/task_facts.py) is found here by the drain that merges it."""
+        if self._rows is None:
+            return
+        wanted: dict[bytes, tuple] = {}
+        for fingerprint, blob_id in blobs:
+            for mode in _MODES:
+                key = (fingerprint, blob_id, mode)
+                if key not in self._absent and self._get(self._symbols, key) is _MISSING:
+                    wanted[_row_key(key)] = key
+        memos: dict[bytes, tuple] = {}
+        for fingerprint, old, new in pairs:
+            for kind in PAIR_KINDS:
+                key = (kind, fingerprint, old, new)
+                if key not in self._absent and self._get(self._symbols, key) is _MISSING:
+                    wanted[_pair_row(key)] = key
+            for kind in MEMO_KINDS:
+                full = (kind, ("id", old, new))
+                if self._get(self._memo, full) is _MISSING:
+                    memos[_memo_row(*full)] = full
+        if not wanted and not memos:
+            return
+        with self._lock:
+            pending = {row: self._pending[row] for row in wanted.keys() | memos.keys() if row in self._pending}
+        found = self._rows.get_many([row for row in wanted.keys() | memos.keys() if row not in pending]) | pending
+        for row, key in wanted.items():
+            if row in found:
+                self.stats["symbols_disk"] += 1
+                self._put(self._symbols, key, found[row], MAX_SYMBOLS)
+            else:
+                self._absent.add(key)
+        for row, full in memos.items():
+            if row in found:
+                self._put(self._memo, full, found[row], MAX_SYMBOLS)
 
     @property
     def draining(self) -> bool:
@@ -173,9 +250,12 @@ class MergeIndex:
 
     def _load_symbols(self, key: tuple[str, bytes, bool]) -> Any:
         """A symbols row of the disk (or one this process has not written yet), or _MISSING."""
+        return self._load_row(_row_key(key))
+
+    def _load_row(self, row: bytes) -> Any:
+        """A row of the disk (or one this process has not written yet), or _MISSING."""
         if self._rows is None:
             return _MISSING
-        row = _row_key(key)
         with self._lock:
             if row in self._pending:
                 return self._pending[row]
@@ -280,15 +360,21 @@ class MergeIndex:
                         entry.unlink()
         return sorted(removed)
 
-    def memo(self, kind: str, key: Any, compute: Callable[[], Any]) -> Any:
+    def memo(self, kind: str, key: Any, compute: Callable[[], Any], *, disk: bool = False) -> Any:
         """`compute()` once per (kind, key) in this process (bounded): for answers pure in `key`,
-        such as the words of the lines one version added to another, keyed by both contents."""
+        such as the words of the lines one version added to another, keyed by both contents. The
+        disk is never read here: a kind of MEMO_KINDS keyed by two blob ids, `("id", old, new)`,
+        is loaded from it by `prefetch` (a task's edits), and written there with `disk` (what a
+        task's finish computes for the drain that merges it)."""
         full = (kind, key)
         kept = self._get(self._memo, full)
         if kept is not _MISSING:
             return kept
         value = compute()
         self._put(self._memo, full, value, MAX_SYMBOLS)
+        if disk and kind in MEMO_KINDS and key[0] == "id" and self._rows is not None:
+            with self._lock:
+                self._pending[_memo_row(kind, key)] = value
         return value
 
     def _get(self, table: OrderedDict, key: Any) -> Any:
@@ -686,7 +772,30 @@ def _row_key(key: tuple[str, bytes, bool]) -> bytes:
     return fingerprint[:16].encode() + blob_id + _MODES[uses]
 
 
-_MODES = {True: b"u", False: b"d", "imports": b"i"}   # extraction modes (symbols.IMPORTS_ONLY: "imports")
+# Extraction modes (symbols.IMPORTS_ONLY: "imports"; LOOK_DEFINITIONS: the left-behind look's reading
+# of a version, which keeps what the parser read of one that does not parse cleanly), each a row of a blob.
+LOOK_DEFINITIONS = "look-definitions"
+SPECIFIERS = "specifiers"   # not symbols: symbols.module_specifiers of the blob (check/own_imports.py's reading)
+_MODES = {True: b"u", False: b"d", "imports": b"i", LOOK_DEFINITIONS: b"l", SPECIFIERS: b"s"}
+# The kinds of facts of a pair of versions (pair_fact): signatures.reshaped, as the look asks it.
+PAIR_KINDS = {"reshaped": b"r"}
+
+
+# The kinds of `memo` answers keyed by a pair of blobs that the disk keeps (reach.py's, of an edit).
+MEMO_KINDS = {"gone": b"g", "reshaped-words": b"w"}
+
+
+def _memo_row(kind: str, key: tuple[str, bytes, bytes]) -> bytes:
+    """A memo answer's row key (MEMO_KINDS; `key`: ("id", old blob id, new blob id)): as _pair_row's."""
+    return b"\0m" + MEMO_KINDS[kind] + key[1] + key[2]
+
+
+def _pair_row(key: tuple[str, str, bytes, bytes]) -> bytes:
+    """A pair fact's row key: a NUL first (a symbols row starts with the fingerprint's hex digits,
+    so the two never meet, nor does a blob's prefix range, get_prefix, take one), the kind, the
+    profile's fingerprint, both blob ids."""
+    kind, fingerprint, old, new = key
+    return b"\0" + PAIR_KINDS[kind] + fingerprint[:16].encode() + old + new
 
 
 class _SymbolRows:
@@ -757,6 +866,33 @@ class _SymbolRows:
             except sqlite3.Error:
                 return _MISSING
         return _MISSING if found is None else _unpickle(found[0], self._stats)
+
+    def get_many(self, rows: list[bytes]) -> dict[bytes, Any]:
+        """row key -> value of those of `rows` the file holds, in one query."""
+        import sqlite3
+        if not rows:
+            return {}
+        with self._lock:
+            db = self._connect()
+            if db is None:
+                return {}
+            try:
+                found = []
+                for start in range(0, len(rows), 500):   # (SQLite's limit on a statement's parameters)
+                    chunk = rows[start:start + 500]
+                    found += db.execute(f"SELECT key, value FROM symbols WHERE key IN ({','.join('?' * len(chunk))})",
+                                        chunk).fetchall()
+            except sqlite3.DatabaseError:
+                self._damaged()
+                return {}
+            except sqlite3.Error:
+                return {}
+        out = {}
+        for key, data in found:
+            value = _unpickle(data, self._stats)
+            if value is not _MISSING:
+                out[key] = value
+        return out
 
     def get_prefix(self, prefix: bytes) -> dict[Any, Any]:
         """mode -> value of the rows whose key is `prefix` and a mode's tag (one blob's)."""
