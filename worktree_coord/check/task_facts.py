@@ -27,7 +27,7 @@ from ..merge.checks.reach import gone_in_edit, reshaped_words
 from ..merge.checks.semantic import semantic_profile
 from ..merge.checks.symbols import extract, fingerprint
 from ..merge.checks.versions import MAX_BYTES
-from .left_behind import _definitions_reader, _reshapes_reader, _specifiers_reader, _task_changes
+from .left_behind import MAX_CHANGED, _definitions_reader, _reshapes_reader, _specifiers_reader, _task_changes
 
 
 def keep_task_facts(git: GitRepo, base: str, task_commit: str, kept: Any = None) -> int:
@@ -45,10 +45,10 @@ def keep_task_facts(git: GitRepo, base: str, task_commit: str, kept: Any = None)
     look, reshapes = _definitions_reader(kept, on_disk=True), _reshapes_reader(kept, on_disk=True)
     specifiers = _specifiers_reader(kept)
     read = 0
-    for change in changes:
+    # At most the files a merge's look reads (MAX_CHANGED): a task that changed thousands (a
+    # vendored tree) would pay for them all here, and its merge reads only the few a use reaches.
+    for change in [c for c in changes if semantic_profile(c.path) is not None][:MAX_CHANGED]:
         profile = semantic_profile(change.path)
-        if profile is None:
-            continue
         texts = {oid: git.read_blob(oid) for oid in (change.old_oid, change.new_oid) if oid is not None}
         for oid, data in texts.items():
             if len(data) > MAX_BYTES or reading_profile(change.path, data, profile) is not profile:
