@@ -27,7 +27,7 @@ from ..merge.checks.reach import gone_in_edit, reshaped_words
 from ..merge.checks.semantic import semantic_profile
 from ..merge.checks.symbols import extract, fingerprint
 from ..merge.checks.versions import MAX_BYTES
-from .left_behind import MAX_CHANGED, _definitions_reader, _reshapes_reader, _specifiers_reader, _task_changes
+from .left_behind import MAX_CHANGED, _definitions_reader, _reshapes_reader, _specifiers_reader
 
 
 def keep_task_facts(git: GitRepo, base: str, task_commit: str, kept: Any = None) -> int:
@@ -39,15 +39,18 @@ def keep_task_facts(git: GitRepo, base: str, task_commit: str, kept: Any = None)
         from ..merge.checks.merge_index import index_folder, shared_index
 
         kept = shared_index(index_folder(git.repo))
-    # The merge's own walk of the task's trees (kept in the index's memo), which loads what the
-    # disk keeps of its versions already: a finish again reads nothing twice.
-    changes = _task_changes(git, base, task_commit, kept)
+    # At most the files a merge's look reads (MAX_CHANGED): a task that changed thousands (a
+    # vendored tree) would pay for them all here, and its merge reads only the few a use reaches.
+    # git's diff of the two trees, not the merge's own walk (merge.tree: the finish would load the
+    # whole post-merge check with it); what the disk keeps of the versions already, loaded at once.
+    changes = [c for c in git.changes(base, task_commit) if semantic_profile(c.path) is not None][:MAX_CHANGED]
+    kept.prefetch_edits((fingerprint(semantic_profile(c.path)), *(None if oid is None else bytes.fromhex(oid)
+                                                                   for oid in (c.old_oid, c.new_oid)))
+                        for c in changes)
     look, reshapes = _definitions_reader(kept, on_disk=True), _reshapes_reader(kept, on_disk=True)
     specifiers = _specifiers_reader(kept)
     read = 0
-    # At most the files a merge's look reads (MAX_CHANGED): a task that changed thousands (a
-    # vendored tree) would pay for them all here, and its merge reads only the few a use reaches.
-    for change in [c for c in changes if semantic_profile(c.path) is not None][:MAX_CHANGED]:
+    for change in changes:
         profile = semantic_profile(change.path)
         texts = {oid: git.read_blob(oid) for oid in (change.old_oid, change.new_oid) if oid is not None}
         for oid, data in texts.items():
@@ -81,8 +84,11 @@ def _keep_version(kept: Any, profile: Any, path: str, oid: str, data: bytes, loo
     key = fingerprint(profile)
     if kept.known_symbols(key, bytes.fromhex(oid), (True, False)) not in (MISSING, None):
         return   # a clean parse's extraction is kept already (by this task's merge, or another task)
-    tree = profile.parse(data)
-    if tree.root_node.has_error:
-        look(path, oid, data)   # what the check reads as nothing, the look reads as the parser did
-        return
-    kept.symbols(key, data, False, lambda: extract(profile, data, tree, uses=False))
+    try:
+        tree = profile.parse(data)
+        if tree.root_node.has_error:
+            look(path, oid, data)   # what the check reads as nothing, the look reads as the parser did
+            return
+        kept.symbols(key, data, False, lambda: extract(profile, data, tree, uses=False))
+    except (ValueError, UnicodeDecodeError):
+        pass   # (not kept: each reader meets it, and answers for it, as before)

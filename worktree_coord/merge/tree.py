@@ -201,16 +201,8 @@ def _prefetch(index: MergeIndex, changes: Mapping[str, tuple[Side, Side]]) -> No
     without a query of its own (or, in a drain, an extraction again)."""
     if index.folder is None:
         return
-    blobs, pairs = [], []
-    for path, sides in changes.items():
-        profile = semantic_profile(path)
-        if profile is not None:
-            key = fingerprint(profile)
-            blobs += [(key, oid.raw) for oid, _mode in sides if oid is not None]
-            if sides[0][0] is not None and sides[1][0] is not None:
-                pairs.append((key, sides[0][0].raw, sides[1][0].raw))   # an edit's facts (left_behind's reshapes)
-    if blobs:
-        index.prefetch(blobs, pairs)
+    index.prefetch_edits((fingerprint(profile), *(None if oid is None else oid.raw for oid, _mode in sides))
+                         for path, sides in changes.items() if (profile := semantic_profile(path)) is not None)
 
 
 def _tip_tables(repo: pygit2.Repository, index: MergeIndex, trees: list[pygit2.Tree],

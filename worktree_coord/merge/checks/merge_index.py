@@ -10,6 +10,12 @@ run's whole work. Two things are kept:
 - **changes per tip**: path -> (pin side, tip side) for every path the tip differs from the pin on
   (a tree diff). The next merge's tip is this merge's result, whose changes are this tip's updated
   with the small diff tip -> result (the task's files), not a diff of the pin against the new tip.
+- **a task's facts**: what a merge reads of the task alone, computed by its finish
+  (check/task_facts.py) and written beside the symbols, keyed by content too: the left-behind
+  look's own reading of a version (LOOK_DEFINITIONS), a version's module specifiers (SPECIFIERS),
+  and per pair of blobs (an edit) the functions it reshaped (`pair_fact`) and reach.py's gone words
+  (`memo`, MEMO_KINDS). A merge loads all of its task's at once (`prefetch`: one query), so its
+  check and look ask memory only.
 Both live in memory (bounded) and, given a folder (`<git common dir>/wtc/merge-index/`, what the
 coordinator passes), on disk so another process (each `wtc task finish` merges in its own) finds
 them: symbols as rows of one SQLite file (`symbols.sqlite3`: a drain writes hundreds, and a file
@@ -53,6 +59,7 @@ MAX_TIPS = 16           # tips whose changes are kept in memory
 MAX_TIP_FILES = 64      # tips whose changes (and tables) are kept on disk (the oldest are removed past this)
 TABLES_EVERY = 8        # a drain writes every 8th tip's tables (tip_index.py) for the next process
 MAX_SYMBOL_ROWS = 200_000   # symbols rows kept on disk (`wtc gc` removes the oldest past this)
+MAX_ABSENT = 200_000       # keys known absent from the disk kept per process (then forgotten: read again)
 MAX_PIN_WORDS = 4          # pins whose word index (pin_words.py) is kept on disk (2 in memory)
 # The collector's first threshold while a drain holds the index (`held`): a drain allocates ~250
 # containers a merge and keeps most (tip tables, views, symbols), so at Python's 700 its young
@@ -192,6 +199,17 @@ class MergeIndex:
         self._put(self._symbols, key, value, MAX_SYMBOLS)
         return value
 
+    def prefetch_edits(self, edits: Iterable[tuple[str, bytes | None, bytes | None]]) -> None:
+        """`prefetch` of a task's changed files, each as (its profile's fingerprint, old blob id,
+        new blob id; None where the file is absent): both versions, and the edit where both are."""
+        blobs, pairs = [], []
+        for fingerprint, old, new in edits:
+            blobs += [(fingerprint, blob) for blob in (old, new) if blob is not None]
+            if old is not None and new is not None:
+                pairs.append((fingerprint, old, new))
+        if blobs:
+            self.prefetch(blobs, pairs)
+
     def prefetch(self, blobs: Iterable[tuple[str, bytes]], pairs: Iterable[tuple[str, bytes, bytes]] = ()) -> None:
         """Load every mode of the symbols the disk keeps of `blobs` ((fingerprint, raw blob id)
         pairs: a task's versions), and every kind of fact of `pairs` ((fingerprint, old blob id,
@@ -201,6 +219,8 @@ class MergeIndex:
         computed (check/task_facts.py) is found here by the drain that merges it."""
         if self._rows is None:
             return
+        if len(self._absent) > MAX_ABSENT:
+            self._absent.clear()   # (a long-lived process: asked of the disk again, never answered wrong)
         wanted: dict[bytes, tuple] = {}
         for fingerprint, blob_id in blobs:
             for mode in _MODES:
