@@ -105,29 +105,35 @@ class MergeIndex:
     def symbols(self, fingerprint: str, data: bytes, uses: bool, compute: Callable[[], Any]) -> Any:
         """`compute()` (the symbols of `data`, or None) once per (fingerprint, content, uses)."""
         key = (fingerprint, _blob_id(data), uses)
+        return self._kept_or_computed(key, _row_key(key), compute, write=True)
+
+    def _kept_or_computed(self, key: tuple, row: bytes, compute: Callable[[], Any], *, write: bool) -> Any:
+        """The value of `key` (row `row` on disk) in memory, else on disk, else `compute()`d, kept
+        in memory and (`write`) pending for the disk."""
         kept = self._get(self._symbols, key)
         if kept is not _MISSING:
             self.stats["symbols_hit"] += 1
             return kept
-        if key in self._absent:
-            # known_symbols looked for this blob on disk already (a task's new version, asked by
-            # its id first): only what this process wrote since can hold it, not another query.
+        if self._rows is None:
+            found = _MISSING
+        elif key in self._absent:
+            # looked for on disk already (known_symbols, prefetch: a task's versions and edits):
+            # only what this process wrote since can hold it, not another query.
             with self._lock:
-                found = self._pending.get(_row_key(key), _MISSING)
+                found = self._pending.get(row, _MISSING)
         else:
-            found = self._load_symbols(key)
+            found = self._load_row(row)
         if found is not _MISSING:
             self.stats["symbols_disk"] += 1
             value = found
         else:
             self.stats["symbols_miss"] += 1
             value = compute()
-            if self._rows is not None:
+            if write and self._rows is not None:
                 with self._lock:
-                    self._pending[_row_key(key)] = value
+                    self._pending[row] = value
         self._put(self._symbols, key, value, MAX_SYMBOLS)
         return value
-
     def known_symbols(self, fingerprint: str, blob_id: bytes, uses: tuple[bool, ...]) -> Any:
         """The kept symbols of the blob `blob_id` (raw git id) extracted with one of `uses`, in
         that order, or MISSING: a version whose id is known is answered without reading it."""
@@ -175,29 +181,7 @@ class MergeIndex:
         disk where another process wrote it (`prefetch`, else a read), with `disk` written there
         too (a task's finish, for the drain that merges it). The value is shared: not changed."""
         key = (kind, fingerprint, old, new)
-        kept = self._get(self._symbols, key)
-        if kept is not _MISSING:
-            self.stats["symbols_hit"] += 1
-            return kept
-        row = _pair_row(key)
-        if self._rows is None:
-            found = _MISSING
-        elif key in self._absent:
-            with self._lock:
-                found = self._pending.get(row, _MISSING)
-        else:
-            found = self._load_row(row)
-        if found is not _MISSING:
-            self.stats["symbols_disk"] += 1
-            value = found
-        else:
-            self.stats["symbols_miss"] += 1
-            value = compute()
-            if disk and self._rows is not None:
-                with self._lock:
-                    self._pending[row] = value
-        self._put(self._symbols, key, value, MAX_SYMBOLS)
-        return value
+        return self._kept_or_computed(key, _pair_row(key), compute, write=disk)
 
     def prefetch_edits(self, edits: Iterable[tuple[str, bytes | None, bytes | None]]) -> None:
         """`prefetch` of a task's changed files, each as (its profile's fingerprint, old blob id,
@@ -267,10 +251,6 @@ class MergeIndex:
         with self._lock:
             pending = {mode: self._pending[prefix + tag] for mode, tag in _MODES.items() if prefix + tag in self._pending}
         return self._rows.get_prefix(prefix) | pending
-
-    def _load_symbols(self, key: tuple[str, bytes, bool]) -> Any:
-        """A symbols row of the disk (or one this process has not written yet), or _MISSING."""
-        return self._load_row(_row_key(key))
 
     def _load_row(self, row: bytes) -> Any:
         """A row of the disk (or one this process has not written yet), or _MISSING."""
