@@ -27,6 +27,11 @@ Each method runs on its own copy of the repository (so no method finds the objec
                 makes by default, what a `wtc merge` of a run pays. The pin's word index the look
                 reads is built before the timing, as `wtc run start` builds it, and loaded from
                 disk by the drain; its build's CPU is printed apart (paths: pin_index_cpu_s)
+  engine-run-finished  engine-run after each task's finish-side facts (check/task_facts.py: its
+                changed files' versions extracted, as `wtc task finish` does before its merge) were
+                computed in another process and written to the merge index, which the drain loads
+                them from; their CPU for all tasks is printed apart (paths: finish_facts_cpu_s):
+                work moved off the serial section to the agents' finishes, not removed
   baseline      per merge: `git merge-tree --write-tree` + `git commit-tree` + `git update-ref`
 All methods must end on the same tree (checked). Printed: per-merge median / p95 / mean of the
 first and last 10, totals (wall and CPU incl. children), and the two target ratios:
@@ -164,7 +169,7 @@ def _cpu() -> float:
 
 
 def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = False, drain: bool = True,
-               left_behind: bool = False) -> dict:
+               left_behind: bool = False, finished: bool = False) -> dict:
     # The left-behind look reads the drain's merged trees through the GitRepo whose repository the
     # engine writes them into (as the coordinator's Integrator and its checks share one).
     git = GitRepo(str(repo_dir)) if left_behind else None
@@ -185,6 +190,14 @@ def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = Fal
         cpu1 = _cpu()
         keep_pin_words(repo, base, MergeIndex(index_folder(repo)))
         pin_index = {"pin_index_cpu_s": round(_cpu() - cpu1, 3)}
+    if finished:
+        # What each task's `wtc task finish` computes before its merge (check/task_facts.py, the
+        # finish's own code path), in another process, as the agents' finishes run: the drain
+        # loads it from disk. Its CPU is printed apart (paths: finish_facts_cpu_s, for all tasks):
+        # work moved off the drain's serial section, not removed.
+        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--facts", str(repo_dir),
+                               "--tasks", str(tasks)], capture_output=True, text=True, check=True)
+        pin_index |= json.loads(done.stdout.splitlines()[-1])
     cpu0, wall0 = _cpu(), time.perf_counter()
     with Integrator(repo, fast_path=fast_path) as engine, _held_writes(repo, semantic and drain):
         batch = engine.drain(INTEG, signature=SIG, tasks=len(task_ids)) if drain else None
@@ -210,6 +223,22 @@ def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = Fal
     paths["packs written"] = len(list((repo_dir / "objects" / "pack").glob("*.pack"))) - packs_before
     return _summary(times, wall, cpu, tree, paths=paths | pin_index,
                     phases={k: round(statistics.median(v), 2) for k, v in phases.items()})
+
+
+def finish_facts(repo_dir: Path, tasks: int) -> dict:
+    """Each task's finish-side facts (check/task_facts.keep_task_facts), as `wtc task finish` computes
+    them, written to the repository's merge index; the CPU they took (all tasks), apart."""
+    from worktree_coord.check.task_facts import keep_task_facts
+    from worktree_coord.merge.checks.merge_index import index_folder, shared_index
+
+    git = GitRepo(str(repo_dir))
+    base = str(git.repo.references["refs/heads/main"].target)
+    kept = shared_index(index_folder(git.repo))
+    cpu0 = _cpu()
+    for i in range(tasks):
+        keep_task_facts(git, base, str(git.repo.references[f"refs/heads/task/{i:04d}"].target), kept)
+        kept.settle()   # each finish writes its own
+    return {"finish_facts_cpu_s": round(_cpu() - cpu0, 3)}
 
 
 def _held_writes(repo: pygit2.Repository, hold: bool):
@@ -345,6 +374,8 @@ def _method(method: str, work: Path, tasks: int) -> dict:
             return run_engine(work, tasks, fast_path=True, semantic=True)
         if method == "engine-run":
             return run_engine(work, tasks, fast_path=True, semantic=True, left_behind=True)
+        if method == "engine-run-finished":
+            return run_engine(work, tasks, fast_path=True, semantic=True, left_behind=True, finished=True)
         if method == "baseline":
             return run_baseline(work, tasks)
         raise SystemExit(f"unknown method {method!r}")
@@ -375,9 +406,13 @@ def main() -> int:
     parser.add_argument("--child", help=argparse.SUPPRESS)   # one run of this method, in this process (_run)
     parser.add_argument("--gen", help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)
+    parser.add_argument("--facts", help=argparse.SUPPRESS)   # finish_facts of this repository, in this process
     args = parser.parse_args()
     global IMPORTS
     IMPORTS = args.imports
+    if args.facts:
+        print(json.dumps(finish_facts(Path(args.facts), args.tasks)))
+        return 0
     if args.child:
         print(json.dumps(_run_here(args.child, Path(args.gen), Path(args.work), args.tasks)))
         return 0
@@ -436,8 +471,8 @@ def main() -> int:
         print(f"  {label:>4} all methods end on tree {trees.pop()[:12]}")
     small, large = labels[sizes[0]], labels[sizes[-1]]
     ratios = {}
-    for method in [m for m in ("engine", "engine-loose", "engine-one", "engine-sem", "engine-sem-loose", "engine-run")
-                   if m in methods and "baseline" in methods]:
+    for method in [m for m in ("engine", "engine-loose", "engine-one", "engine-sem", "engine-sem-loose", "engine-run",
+                               "engine-run-finished") if m in methods and "baseline" in methods]:
         for label in (small, large) if small != large else (large,):
             ratios[f"{method} total / baseline total @{label}"] = _ratio(runs, (label, method), (label, "baseline"), "total_s")
             ratios[f"{method} cpu / baseline cpu @{label}"] = _ratio(runs, (label, method), (label, "baseline"), "cpu_s")
@@ -447,7 +482,8 @@ def main() -> int:
                 ratios[f"{held} total / {loose} total @{label}"] = _ratio(runs, (label, held), (label, loose), "total_s")
                 ratios[f"{held} cpu / {loose} cpu @{label}"] = _ratio(runs, (label, held), (label, loose), "cpu_s")
     if small != large:
-        for method in [m for m in ("engine", "engine-one", "engine-mt", "engine-sem", "engine-run") if m in methods]:
+        for method in [m for m in ("engine", "engine-one", "engine-mt", "engine-sem", "engine-run", "engine-run-finished")
+                       if m in methods]:
             ratios[f"{method} median {large} / {small}"] = _ratio(runs, (large, method), (small, method), "median_ms")
             ratios[f"{method} cpu/merge {large} / {small}"] = _ratio(runs, (large, method), (small, method), "cpu_s")
     print("ratios, median of paired runs (targets: engine[-sem] total / baseline total <= 0.5; "

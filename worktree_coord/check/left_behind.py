@@ -39,7 +39,7 @@ from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_prof
 from ..merge.checks.reach import spelling, star_list_added
 from ..merge.checks.signatures import reshaped
 from ..merge.checks.syntax import first_error
-from ..merge.checks.symbols import EXPORTS, computed_star_list, extract, import_statements_query, star_names
+from ..merge.checks.symbols import EXPORTS, computed_star_list, extract, import_statements_query, module_specifiers, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_includes import includes_left_behind
 from .left_modules import loads_modules, module_word, modules_left_behind
@@ -572,21 +572,19 @@ def _extracted(profile_path: str, data: bytes, **options: Any) -> Any:
         return None
 
 
-LOOK_DEFINITIONS = "look-definitions"   # the look's own mode of kept symbols (_definitions_reader)
-
-
-def _definitions_reader(kept: Any) -> Callable[[str, str, bytes], Any]:
+def _definitions_reader(kept: Any, *, on_disk: bool = False) -> Callable[[str, str, bytes], Any]:
     """`read(path, blob id, data)`: the definitions of one version (`_extracted`, uses=False), taken
-    from the merge index `kept` where the merge's own check extracted that blob already (a drain's
-    merge reads each task's versions in both checks: two extractions of each, before), else
-    extracted. A kept None (a version that does not parse cleanly, which the check reads as nothing)
-    is extracted here as before: the look reads what the parser did read of it. Inside a drain
-    (`kept.draining`) only this process's memory is asked: the drain's checks put there what they
-    extracted, and the disk, which only another process wrote, answered almost never (a SQLite
-    read a version, 8 a merge of bench_merge's drain). What the look extracts is kept in memory
-    under its own mode (LOOK_DEFINITIONS: it reads a version the check would take as unreadable,
-    so it never answers the check): a later look of the process reads it again (a file two tasks
-    edit has one pin version)."""
+    from the merge index `kept` where the merge's own check extracted that blob already, or the
+    task's finish did (check/task_facts.py: kept on disk, loaded for the merge with its task's
+    changes, merge.tree._prefetch), else extracted. A kept None (a version that does not parse
+    cleanly, which the check reads as nothing) is extracted here as before: the look reads what
+    the parser did read of it. Inside a drain (`kept.draining`) only this process's memory is
+    asked: the prefetch put there what the disk keeps of the task's versions, and a question of
+    the disk per version answered almost never (a SQLite read a version, 8 a merge of
+    bench_merge's drain). What the look extracts is kept under its own mode (LOOK_DEFINITIONS: it
+    reads a version the check would take as unreadable, so it never answers the check), in
+    memory (`on_disk`: on disk too, the finish's): a later look reads it again (a file two
+    tasks edit has one pin version)."""
     known: dict[tuple[str, str], Any] = {}   # one look reads a version at most once (moves, stubs, removals)
 
     def read(path: str, oid: str, data: bytes) -> Any:
@@ -597,7 +595,7 @@ def _definitions_reader(kept: Any) -> Callable[[str, str, bytes], Any]:
     def extracted(path: str, oid: str, data: bytes) -> Any:
         if kept is None or len(data) > MAX_BYTES or (profile := semantic_profile(path)) is None:
             return _extracted(path, data, uses=False)
-        from ..merge.checks.merge_index import MISSING
+        from ..merge.checks.merge_index import LOOK_DEFINITIONS, MISSING
         from ..merge.checks.symbols import fingerprint
 
         key, blob_id = fingerprint(profile), bytes.fromhex(oid)
@@ -606,29 +604,62 @@ def _definitions_reader(kept: Any) -> Callable[[str, str, bytes], Any]:
             if found is not MISSING and found is not None:
                 return found
         if not kept.draining:
-            found = kept.known_symbols(key, blob_id, (True, False))
+            found = kept.known_symbols(key, blob_id, (True, False, LOOK_DEFINITIONS))
             if found is not MISSING and found is not None:
                 return found
         found = _extracted(path, data, uses=False)
-        kept.keep_symbols(key, blob_id, LOOK_DEFINITIONS, found)
+        kept.keep_symbols(key, blob_id, LOOK_DEFINITIONS, found, disk=on_disk)
         return found
     return read
 
 
 def _imports_reader(kept: Any) -> Callable[[str, str, bytes], Any]:
     """`read(path, blob id, data)`: the imports of one version (`_extracted`, imports_only=True),
-    taken from the merge index `kept` where the merge's own check extracted that blob's imports in
-    this process (a task file's base and new versions: a drain's look extracted them again), else
+    taken from the merge index `kept` where the merge's own check, or the task's finish, extracted
+    that blob (a definitions' extraction of a clean parse holds the imports whole: symbols.extract), else
     extracted. A kept None (a version that does not parse cleanly) is extracted here as before."""
     def read(path: str, oid: str, data: bytes) -> Any:
         if kept is not None and len(data) <= MAX_BYTES and (profile := semantic_profile(path)) is not None:
             from ..merge.checks.merge_index import MISSING
             from ..merge.checks.symbols import IMPORTS_ONLY, fingerprint
 
-            found = kept.kept_symbols(fingerprint(profile), bytes.fromhex(oid), IMPORTS_ONLY)
-            if found is not MISSING and found is not None:
-                return found
+            key, blob_id = fingerprint(profile), bytes.fromhex(oid)
+            for mode in (IMPORTS_ONLY, True, False):
+                found = kept.kept_symbols(key, blob_id, mode)
+                if found is not MISSING and found is not None:
+                    return found
         return _extracted(path, data, imports_only=True)
+    return read
+
+
+def _reshapes_reader(kept: Any, *, on_disk: bool = False) -> Callable[..., set[tuple[tuple[str, ...], str]]]:
+    """`read(path, old id, new id, before, after, symbols)`: signatures.reshaped of one edit (both
+    versions given), kept in the merge index `kept` by the two blobs (pure in them: a pair fact)
+    where the task's finish computed it (check/task_facts.py; `on_disk`: the finish's, written
+    there), else computed. It parses both versions (a parameter list is read from the tree), which
+    the look's extractions did just before, so each merge of a drain paid those parses again."""
+    def read(path: str, old: str, new: str, before: bytes, after: bytes, symbols: Any) -> set:
+        profile = semantic_profile(path) if kept is not None else None
+        if profile is None:
+            return reshaped(path, before, after, symbols=symbols)
+        from ..merge.checks.symbols import fingerprint
+
+        return kept.pair_fact("reshaped", fingerprint(profile), bytes.fromhex(old), bytes.fromhex(new),
+                              lambda: reshaped(path, before, after, symbols=symbols), disk=on_disk)
+    return read
+
+
+def _specifiers_reader(kept: Any) -> Callable[[Any, bytes], list[tuple[str, int, str]]]:
+    """`read(profile, data)`: symbols.module_specifiers of one version (own_imports.py's reading of
+    the task's files), kept in the merge index `kept` by content (mode SPECIFIERS) where the task's
+    finish read it (check/task_facts.py), else read (a parse and a query) and kept."""
+    def read(profile: Any, data: bytes) -> list[tuple[str, int, str]]:
+        if kept is None:
+            return module_specifiers(profile, data)
+        from ..merge.checks.merge_index import SPECIFIERS
+        from ..merge.checks.symbols import fingerprint
+
+        return kept.symbols(fingerprint(profile), data, SPECIFIERS, lambda: module_specifiers(profile, data))
     return read
 
 
@@ -841,7 +872,7 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     grep = _asked_once(grep)
     found = _broken_names(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed, ignore=ignore,
                           folders_at=folders_at, max_files=max_files, partial=partial, unread=unread,
-                          definitions=definitions, imports=_imports_reader(kept))
+                          definitions=definitions, imports=_imports_reader(kept), reshapes=_reshapes_reader(kept))
     # An import line already named for a name of the deleted file (`const { f } = require('./gone')`)
     # is not named again for the module; one that binds none of them (`import a.b.C;` before
     # `C.f()`, the line that stops compiling first) is.
@@ -860,7 +891,8 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
         return moved_files(changes, read_blob, {c.path for c in changes if c.old_oid is not None}, stubs=True,
                            definitions=definitions)
     return found + [f for f in own_imports_broken(changes, read_blob, since, file_at, moved, at=at,
-                                                  folders_at=folders_at, max_files=max_files)
+                                                  folders_at=folders_at, max_files=max_files,
+                                                  specifiers=_specifiers_reader(kept))
                     if (f.use_path, f.use_line) not in lines]
 
 
@@ -884,9 +916,10 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                   folders_at: Callable[[str, str], list[str] | None] | None,
                   max_files: int, partial: list[str] | None, unread: list[str] | None,
                   definitions: Callable[[str, str, bytes], Any],
-                  imports: Callable[[str, str, bytes], Any]) -> list[SemanticFinding]:
+                  imports: Callable[[str, str, bytes], Any],
+                  reshapes: Callable[..., set[tuple[tuple[str, ...], str]]] | None = None) -> list[SemanticFinding]:
     """The uses of removed names (`_broken_uses`; `definitions` and `imports`: its readers of a
-    version's definitions and of its imports). A use of a name a star re-export line the task
+    version's definitions and of its imports; `reshapes`: of an edit's reshaped functions). A use of a name a star re-export line the task
     dropped passed on carries that line (`star_line`)."""
     star_lines: dict[tuple[str, str], str] = {}   # (file, name) -> the dropped star line that passed it on
     removed: set[str] = set()
@@ -931,8 +964,9 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         # Both versions' definitions, extracted once for the removed names and the reshaped functions.
         symbols = (definitions(change.path, change.old_oid, before), None if after is None
                    else definitions(change.path, change.new_oid, after)) if edited else None
-        shapes = {pair for pair in reshaped(change.path, before, after, symbols=symbols) if pair[1] not in ignore} \
-            if after is not None else set()
+        shapes = {pair for pair in (reshapes(change.path, change.old_oid, change.new_oid, before, after, symbols)
+                                    if reshapes is not None else reshaped(change.path, before, after, symbols=symbols))
+                  if pair[1] not in ignore} if after is not None else set()
         if shapes:
             reshaped_any = True
             words.update(use_word(change.path, *pair) for pair in shapes)

@@ -35,6 +35,7 @@ from ..merge.checks.semantic import semantic_profile
 from .left_modules import module_resolvers
 from ..merge.checks.symbols import module_specifiers
 from ..merge.checks.versions import MAX_BYTES
+from ..merge.languages.profiles import Profile
 from ..merge.result import SemanticFinding
 
 KIND = "own_import"
@@ -44,12 +45,15 @@ def own_imports_broken(changes: Iterable[Change], read_blob: Callable[[str], byt
                        file_at: Callable[[str, str], bytes | None], moved: Callable[[], dict[str, str]], *,
                        at: str | None = None,
                        folders_at: Callable[[str, str], list[str] | None] | None = None,
-                       max_files: int = 100) -> list[SemanticFinding]:
+                       max_files: int = 100,
+                       specifiers: Callable[[Profile, bytes], list[tuple[str, int, str]]] = module_specifiers
+                       ) -> list[SemanticFinding]:
     """Each relative import, in a file the task moved, added or edited (read at `at` when given: a
     merged or landed tree), that named a file from the file's old place at `since` and names none
     now. `moved()` maps each path the task deleted to the path it moved that file to: asked only
     where a file's old place matters (a Rust file, a relative import that names no file now), as
-    finding moves reads the definitions of the task's deleted and added files."""
+    finding moves reads the definitions of the task's deleted and added files. `specifiers`: the
+    reader of a version's modules (symbols.module_specifiers, or one that keeps them by content)."""
     changes = list(changes)
     known: list[dict[str, str]] = []
 
@@ -75,11 +79,11 @@ def own_imports_broken(changes: Iterable[Change], read_blob: Callable[[str], byt
         profile = semantic_profile(change.path)
         assert profile is not None
         try:
-            specifiers = module_specifiers(profile, text)
+            loaded = specifiers(profile, text)
         except (ValueError, UnicodeDecodeError):
             continue
         lines = text.split(b"\n")
-        for module, line, member in specifiers:
+        for module, line, member in loaded:
             if member:
                 continue   # `from .pkg import mod`: `mod` may be a name `.pkg` binds; `.pkg` itself is read
             relative, _up, parts = module_parts(module, profile.semantic)

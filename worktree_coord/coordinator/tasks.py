@@ -321,9 +321,17 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 result = self._finish_task_locked(run, task_id, message)
                 if merge_unchecked:
                     self._allow_unchecked_merge(run_id, task_id)
-                if merge and result.state in (TaskState.FINISHED.value, TaskState.CONFLICT.value) \
-                        and not _unresolved_markers(result.conflicts):
-                    result = self._merge_task_locked(run, task_id, verify)
+                mergeable = result.state in (TaskState.FINISHED.value, TaskState.CONFLICT.value) \
+                    and not _unresolved_markers(result.conflicts)
+                # What the merge reads of this task alone, read now, before any merge lock: kept in
+                # memory for the merge below, on disk for a later `wtc merge` (task_facts.py).
+                facts = self._keep_task_facts(run, task_id) if mergeable and not result.replayed else None
+                try:
+                    if merge and mergeable:
+                        result = self._merge_task_locked(run, task_id, verify)
+                finally:
+                    if facts is not None:
+                        facts.settle()   # (written with the merge's own, or alone for --no-merge)
                 if result.state != TaskState.EMPTY.value and \
                         (self.store.get_run(run_id) or run).state is RunState.LANDED:
                     import dataclasses
@@ -341,6 +349,33 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                         derived=variant_key(default_key(run_id, "finish", task_id), verify=verify, no_merge=not merge,
                                             message=message, merge_unchecked=merge_unchecked or None))
         return TaskFinished.from_json(done.outcome.result, replayed=done.replayed)
+
+    def _keep_task_facts(self, run: RunRecord, task_id: str) -> Any:
+        """The facts of the task's own change that its merge's checks read (check/task_facts.py),
+        computed into the repository's merge index; returns that index (None: the run's checks
+        are off, nothing to read). A failure only loses the cache: the merge computes them."""
+        from ..merge.languages.profile_index import profile_name_for_path
+
+        task = self._task(run.run_id, task_id)
+        if not any(profile_name_for_path(row["path"]) for row in task.result.get("changed", ())):
+            return None   # before the imports: no profile reads a changed file (nothing to extract)
+        from ..merge.result import SemanticMode
+
+        if self._semantic_mode(run) is SemanticMode.OFF and self._left_behind_mode(run) is SemanticMode.OFF:
+            return None
+        commit = task.result.get("mergeable") or task.head
+        base = task.result.get("since") or run.base
+        if not commit or not base:
+            return None
+        from ..check.task_facts import keep_task_facts
+        from ..merge.checks.merge_index import index_folder, shared_index
+
+        kept = shared_index(index_folder(self.git.repo))
+        try:
+            keep_task_facts(self.git, base, commit, kept)
+        except Exception:   # noqa: BLE001 - a cache: the merge computes what is missing, and says any error itself
+            pass
+        return kept
 
     def _allow_unchecked_merge(self, run_id: str, task_id: str) -> None:
         """Record on a finished task that a person said to merge it without the look for uses of

@@ -185,8 +185,24 @@ def task_changes(repo: pygit2.Repository, base: pygit2.Tree, theirs: pygit2.Tree
                  index: MergeIndex) -> dict[str, tuple[Side, Side]]:
     """base -> theirs (a task's own changes: path -> its two sides), walked once per pair of trees
     and kept in `index`'s memo: the post-merge check and the left-behind look of one merge both
-    read it (check/left_behind.py). Shared, not copied: its readers do not change it."""
-    return index.memo("task_changes", (base.id.raw, theirs.id.raw), lambda: _changes(base, theirs, repo=repo))
+    read it (check/left_behind.py). Shared, not copied: its readers do not change it. When walked,
+    what the index keeps on disk of the task's versions is loaded in one query (`_prefetch`)."""
+    def walk() -> dict[str, tuple[Side, Side]]:
+        changes = _changes(base, theirs, repo=repo)
+        _prefetch(index, changes)
+        return changes
+    return index.memo("task_changes", (base.id.raw, theirs.id.raw), walk)
+
+
+def _prefetch(index: MergeIndex, changes: Mapping[str, tuple[Side, Side]]) -> None:
+    """The symbols the index keeps on disk of every version of the task's changed files that a
+    profile reads, loaded into its memory at once (MergeIndex.prefetch): what the task's finish
+    computed (check/task_facts.py), which the check and the look of its merge then read, each
+    without a query of its own (or, in a drain, an extraction again)."""
+    if index.folder is None:
+        return
+    index.prefetch_edits((fingerprint(profile), *(None if oid is None else oid.raw for oid, _mode in sides))
+                         for path, sides in changes.items() if (profile := semantic_profile(path)) is not None)
 
 
 def _tip_tables(repo: pygit2.Repository, index: MergeIndex, trees: list[pygit2.Tree],

@@ -10,6 +10,12 @@ run's whole work. Two things are kept:
 - **changes per tip**: path -> (pin side, tip side) for every path the tip differs from the pin on
   (a tree diff). The next merge's tip is this merge's result, whose changes are this tip's updated
   with the small diff tip -> result (the task's files), not a diff of the pin against the new tip.
+- **a task's facts**: what a merge reads of the task alone, computed by its finish
+  (check/task_facts.py) and written beside the symbols, keyed by content too: the left-behind
+  look's own reading of a version (LOOK_DEFINITIONS), a version's module specifiers (SPECIFIERS),
+  and per pair of blobs (an edit) the functions it reshaped (`pair_fact`) and reach.py's gone words
+  (`memo`, MEMO_KINDS). A merge loads all of its task's at once (`prefetch`: one query), so its
+  check and look ask memory only.
 Both live in memory (bounded) and, given a folder (`<git common dir>/wtc/merge-index/`, what the
 coordinator passes), on disk so another process (each `wtc task finish` merges in its own) finds
 them: symbols as rows of one SQLite file (`symbols.sqlite3`: a drain writes hundreds, and a file
@@ -53,6 +59,7 @@ MAX_TIPS = 16           # tips whose changes are kept in memory
 MAX_TIP_FILES = 64      # tips whose changes (and tables) are kept on disk (the oldest are removed past this)
 TABLES_EVERY = 8        # a drain writes every 8th tip's tables (tip_index.py) for the next process
 MAX_SYMBOL_ROWS = 200_000   # symbols rows kept on disk (`wtc gc` removes the oldest past this)
+MAX_ABSENT = 200_000       # keys known absent from the disk kept per process (then forgotten: read again)
 MAX_PIN_WORDS = 4          # pins whose word index (pin_words.py) is kept on disk (2 in memory)
 # The collector's first threshold while a drain holds the index (`held`): a drain allocates ~250
 # containers a merge and keeps most (tip tables, views, symbols), so at Python's 700 its young
@@ -98,29 +105,35 @@ class MergeIndex:
     def symbols(self, fingerprint: str, data: bytes, uses: bool, compute: Callable[[], Any]) -> Any:
         """`compute()` (the symbols of `data`, or None) once per (fingerprint, content, uses)."""
         key = (fingerprint, _blob_id(data), uses)
+        return self._kept_or_computed(key, _row_key(key), compute, write=True)
+
+    def _kept_or_computed(self, key: tuple, row: bytes, compute: Callable[[], Any], *, write: bool) -> Any:
+        """The value of `key` (row `row` on disk) in memory, else on disk, else `compute()`d, kept
+        in memory and (`write`) pending for the disk."""
         kept = self._get(self._symbols, key)
         if kept is not _MISSING:
             self.stats["symbols_hit"] += 1
             return kept
-        if key in self._absent:
-            # known_symbols looked for this blob on disk already (a task's new version, asked by
-            # its id first): only what this process wrote since can hold it, not another query.
+        if self._rows is None:
+            found = _MISSING
+        elif key in self._absent:
+            # looked for on disk already (known_symbols, prefetch: a task's versions and edits):
+            # only what this process wrote since can hold it, not another query.
             with self._lock:
-                found = self._pending.get(_row_key(key), _MISSING)
+                found = self._pending.get(row, _MISSING)
         else:
-            found = self._load_symbols(key)
+            found = self._load_row(row)
         if found is not _MISSING:
             self.stats["symbols_disk"] += 1
             value = found
         else:
             self.stats["symbols_miss"] += 1
             value = compute()
-            if self._rows is not None:
+            if write and self._rows is not None:
                 with self._lock:
-                    self._pending[_row_key(key)] = value
+                    self._pending[row] = value
         self._put(self._symbols, key, value, MAX_SYMBOLS)
         return value
-
     def known_symbols(self, fingerprint: str, blob_id: bytes, uses: tuple[bool, ...]) -> Any:
         """The kept symbols of the blob `blob_id` (raw git id) extracted with one of `uses`, in
         that order, or MISSING: a version whose id is known is answered without reading it."""
@@ -149,11 +162,79 @@ class MergeIndex:
         (`symbols`' `uses`), or MISSING; the disk is not read (for lookups that mostly miss)."""
         return self._get(self._symbols, (fingerprint, blob_id, mode))
 
-    def keep_symbols(self, fingerprint: str, blob_id: bytes, mode: Any, value: Any) -> None:
-        """Keep `value` in memory as the symbols of `blob_id` for `mode`, never on disk: what a
-        reader other than the check computed (the left-behind look's definitions, its own mode),
-        for a later question of this process."""
-        self._put(self._symbols, (fingerprint, blob_id, mode), value, MAX_SYMBOLS)
+    def keep_symbols(self, fingerprint: str, blob_id: bytes, mode: Any, value: Any, *, disk: bool = False) -> None:
+        """Keep `value` in memory as the symbols of `blob_id` for `mode`: what a reader other than
+        the check computed (the left-behind look's definitions, its own mode), for a later question
+        of this process; with `disk`, on disk too (written with the rest: `settle`, `flush`): what a
+        task's finish computes for the drain that merges it (check/task_facts.py)."""
+        key = (fingerprint, blob_id, mode)
+        self._put(self._symbols, key, value, MAX_SYMBOLS)
+        if disk and self._rows is not None:
+            with self._lock:
+                self._pending[_row_key(key)] = value
+            self._absent.discard(key)
+
+    def pair_fact(self, kind: str, fingerprint: str, old: bytes, new: bytes, compute: Callable[[], Any], *,
+                  disk: bool = False) -> Any:
+        """`compute()` once per (kind, fingerprint, old blob id, new blob id): a fact pure in two
+        versions of a file (PAIR_KINDS: the functions the edit reshaped), kept in memory, found on
+        disk where another process wrote it (`prefetch`, else a read), with `disk` written there
+        too (a task's finish, for the drain that merges it). The value is shared: not changed."""
+        key = (kind, fingerprint, old, new)
+        return self._kept_or_computed(key, _pair_row(key), compute, write=disk)
+
+    def prefetch_edits(self, edits: Iterable[tuple[str, bytes | None, bytes | None]]) -> None:
+        """`prefetch` of a task's changed files, each as (its profile's fingerprint, old blob id,
+        new blob id; None where the file is absent): both versions, and the edit where both are."""
+        blobs, pairs = [], []
+        for fingerprint, old, new in edits:
+            blobs += [(fingerprint, blob) for blob in (old, new) if blob is not None]
+            if old is not None and new is not None:
+                pairs.append((fingerprint, old, new))
+        if blobs:
+            self.prefetch(blobs, pairs)
+
+    def prefetch(self, blobs: Iterable[tuple[str, bytes]], pairs: Iterable[tuple[str, bytes, bytes]] = ()) -> None:
+        """Load every mode of the symbols the disk keeps of `blobs` ((fingerprint, raw blob id)
+        pairs: a task's versions), and every kind of fact of `pairs` ((fingerprint, old blob id,
+        new blob id): a task's edits, `pair_fact`), into memory in one query, and mark those it
+        does not keep known absent: the merge's check and look then ask memory only, where each of
+        their questions read the disk (or, inside a drain, computed it again). What a task's finish
+        computed (check/task_facts.py) is found here by the drain that merges it."""
+        if self._rows is None:
+            return
+        if len(self._absent) > MAX_ABSENT:
+            self._absent.clear()   # (a long-lived process: asked of the disk again, never answered wrong)
+        wanted: dict[bytes, tuple] = {}
+        for fingerprint, blob_id in blobs:
+            for mode in _MODES:
+                key = (fingerprint, blob_id, mode)
+                if key not in self._absent and self._get(self._symbols, key) is _MISSING:
+                    wanted[_row_key(key)] = key
+        memos: dict[bytes, tuple] = {}
+        for fingerprint, old, new in pairs:
+            for kind in PAIR_KINDS:
+                key = (kind, fingerprint, old, new)
+                if key not in self._absent and self._get(self._symbols, key) is _MISSING:
+                    wanted[_pair_row(key)] = key
+            for kind in MEMO_KINDS:
+                full = (kind, ("id", old, new))
+                if self._get(self._memo, full) is _MISSING:
+                    memos[_memo_row(*full)] = full
+        if not wanted and not memos:
+            return
+        with self._lock:
+            pending = {row: self._pending[row] for row in wanted.keys() | memos.keys() if row in self._pending}
+        found = self._rows.get_many([row for row in wanted.keys() | memos.keys() if row not in pending]) | pending
+        for row, key in wanted.items():
+            if row in found:
+                self.stats["symbols_disk"] += 1
+                self._put(self._symbols, key, found[row], MAX_SYMBOLS)
+            else:
+                self._absent.add(key)
+        for row, full in memos.items():
+            if row in found:
+                self._put(self._memo, full, found[row], MAX_SYMBOLS)
 
     @property
     def draining(self) -> bool:
@@ -171,11 +252,10 @@ class MergeIndex:
             pending = {mode: self._pending[prefix + tag] for mode, tag in _MODES.items() if prefix + tag in self._pending}
         return self._rows.get_prefix(prefix) | pending
 
-    def _load_symbols(self, key: tuple[str, bytes, bool]) -> Any:
-        """A symbols row of the disk (or one this process has not written yet), or _MISSING."""
+    def _load_row(self, row: bytes) -> Any:
+        """A row of the disk (or one this process has not written yet), or _MISSING."""
         if self._rows is None:
             return _MISSING
-        row = _row_key(key)
         with self._lock:
             if row in self._pending:
                 return self._pending[row]
@@ -280,15 +360,21 @@ class MergeIndex:
                         entry.unlink()
         return sorted(removed)
 
-    def memo(self, kind: str, key: Any, compute: Callable[[], Any]) -> Any:
+    def memo(self, kind: str, key: Any, compute: Callable[[], Any], *, disk: bool = False) -> Any:
         """`compute()` once per (kind, key) in this process (bounded): for answers pure in `key`,
-        such as the words of the lines one version added to another, keyed by both contents."""
+        such as the words of the lines one version added to another, keyed by both contents. The
+        disk is never read here: a kind of MEMO_KINDS keyed by two blob ids, `("id", old, new)`,
+        is loaded from it by `prefetch` (a task's edits), and written there with `disk` (what a
+        task's finish computes for the drain that merges it)."""
         full = (kind, key)
         kept = self._get(self._memo, full)
         if kept is not _MISSING:
             return kept
         value = compute()
         self._put(self._memo, full, value, MAX_SYMBOLS)
+        if disk and kind in MEMO_KINDS and key[0] == "id" and self._rows is not None:
+            with self._lock:
+                self._pending[_memo_row(kind, key)] = value
         return value
 
     def _get(self, table: OrderedDict, key: Any) -> Any:
@@ -686,7 +772,30 @@ def _row_key(key: tuple[str, bytes, bool]) -> bytes:
     return fingerprint[:16].encode() + blob_id + _MODES[uses]
 
 
-_MODES = {True: b"u", False: b"d", "imports": b"i"}   # extraction modes (symbols.IMPORTS_ONLY: "imports")
+# Extraction modes (symbols.IMPORTS_ONLY: "imports"; LOOK_DEFINITIONS: the left-behind look's reading
+# of a version, which keeps what the parser read of one that does not parse cleanly), each a row of a blob.
+LOOK_DEFINITIONS = "look-definitions"
+SPECIFIERS = "specifiers"   # not symbols: symbols.module_specifiers of the blob (check/own_imports.py's reading)
+_MODES = {True: b"u", False: b"d", "imports": b"i", LOOK_DEFINITIONS: b"l", SPECIFIERS: b"s"}
+# The kinds of facts of a pair of versions (pair_fact): signatures.reshaped, as the look asks it.
+PAIR_KINDS = {"reshaped": b"r"}
+
+
+# The kinds of `memo` answers keyed by a pair of blobs that the disk keeps (reach.py's, of an edit).
+MEMO_KINDS = {"gone": b"g", "reshaped-words": b"w"}
+
+
+def _memo_row(kind: str, key: tuple[str, bytes, bytes]) -> bytes:
+    """A memo answer's row key (MEMO_KINDS; `key`: ("id", old blob id, new blob id)): as _pair_row's."""
+    return b"\0m" + MEMO_KINDS[kind] + key[1] + key[2]
+
+
+def _pair_row(key: tuple[str, str, bytes, bytes]) -> bytes:
+    """A pair fact's row key: a NUL first (a symbols row starts with the fingerprint's hex digits,
+    so the two never meet, nor does a blob's prefix range, get_prefix, take one), the kind, the
+    profile's fingerprint, both blob ids."""
+    kind, fingerprint, old, new = key
+    return b"\0" + PAIR_KINDS[kind] + fingerprint[:16].encode() + old + new
 
 
 class _SymbolRows:
@@ -757,6 +866,33 @@ class _SymbolRows:
             except sqlite3.Error:
                 return _MISSING
         return _MISSING if found is None else _unpickle(found[0], self._stats)
+
+    def get_many(self, rows: list[bytes]) -> dict[bytes, Any]:
+        """row key -> value of those of `rows` the file holds, in one query."""
+        import sqlite3
+        if not rows:
+            return {}
+        with self._lock:
+            db = self._connect()
+            if db is None:
+                return {}
+            try:
+                found = []
+                for start in range(0, len(rows), 500):   # (SQLite's limit on a statement's parameters)
+                    chunk = rows[start:start + 500]
+                    found += db.execute(f"SELECT key, value FROM symbols WHERE key IN ({','.join('?' * len(chunk))})",
+                                        chunk).fetchall()
+            except sqlite3.DatabaseError:
+                self._damaged()
+                return {}
+            except sqlite3.Error:
+                return {}
+        out = {}
+        for key, data in found:
+            value = _unpickle(data, self._stats)
+            if value is not _MISSING:
+                out[key] = value
+        return out
 
     def get_prefix(self, prefix: bytes) -> dict[Any, Any]:
         """mode -> value of the rows whose key is `prefix` and a mode's tag (one blob's)."""

@@ -759,7 +759,7 @@ class Reach:
         if new is None:
             return self._words_of(path, "base")   # deleted: every word of the base (_gone_words)
         return self._memo.memo("gone", _pair_key(versions, side, base, new),
-                               lambda: _gone_words(base, new, self._words_of(path, side)) | _unmarked(base, new)) \
+                               lambda: gone_in_edit(base, new, self._words_of(path, side))) \
             | self._unlisted(path, base, new)
 
     def _reshaped(self, side: str, path: str) -> frozenset[bytes]:
@@ -772,22 +772,10 @@ class Reach:
         base, new = versions.base or b"", versions.version(side)
         if new is None or new == base:
             return frozenset()
-        lines = base.split(b"\n")
-        found: set[bytes] = set()
-        for start, count, _, _ in hunks(base, new):
-            touched = b"\n".join(lines[start - 1:start - 1 + count])
-            found.update(_DEFINED_WORD.findall(touched))
-            # A change below a definition's header reshapes it only inside its parameter list (a
-            # parameter on a line of its own): the header above, its `(` not closed before the change.
-            above = b"\n".join(lines[max(start - 1 - NEAR, 0):start - 1 if count else start])
-            header = None
-            for header in _DEFINED_WORD.finditer(above):
-                pass
-            if header is not None:
-                rest = above[header.end():]
-                if rest.count(b"(") + 1 > rest.count(b")"):
-                    found.add(header.group(1))
-        return frozenset(found)
+        if self._memo is None:
+            return reshaped_words(base, new)
+        # Pure in the two contents, kept by them (merge_index.py: a task's finish computes it).
+        return self._memo.memo("reshaped-words", _pair_key(versions, side, base, new), lambda: reshaped_words(base, new))
 
     def _unlisted(self, path: str, base: bytes, new: bytes | None) -> frozenset[bytes]:
         """Where `new` writes the list a star import takes more often than `base` does (an
@@ -865,6 +853,35 @@ def _near_text(base: bytes, new: bytes) -> bytes:
         last = start + count - 1 if count else start + 1
         found.append(b"\n".join(lines[max(start - 1 - NEAR, 0):last]))
     return b"\n".join(found)
+
+
+def gone_in_edit(base: bytes, new: bytes, kept: frozenset[bytes] | None = None) -> frozenset[bytes]:
+    """Reach._gone's part pure in the two contents (`kept`: words(new), when known): the words of
+    the lines the edit took away (_gone_words) and of a line that only lost words (_unmarked).
+    The merge index keeps it by the two blobs (MEMO_KINDS "gone"): a task's finish computes it
+    for the drain that merges it (check/task_facts.py)."""
+    return _gone_words(base, new, kept) | _unmarked(base, new)
+
+
+def reshaped_words(base: bytes, new: bytes) -> frozenset[bytes]:
+    """Reach._reshaped of an edit `base` -> `new` (its docstring), pure in the two contents (kept
+    by the merge index as "reshaped-words", as gone_in_edit is)."""
+    lines = base.split(b"\n")
+    found: set[bytes] = set()
+    for start, count, _, _ in hunks(base, new):
+        touched = b"\n".join(lines[start - 1:start - 1 + count])
+        found.update(_DEFINED_WORD.findall(touched))
+        # A change below a definition's header reshapes it only inside its parameter list (a
+        # parameter on a line of its own): the header above, its `(` not closed before the change.
+        above = b"\n".join(lines[max(start - 1 - NEAR, 0):start - 1 if count else start])
+        header = None
+        for header in _DEFINED_WORD.finditer(above):
+            pass
+        if header is not None:
+            rest = above[header.end():]
+            if rest.count(b"(") + 1 > rest.count(b")"):
+                found.add(header.group(1))
+    return frozenset(found)
 
 
 def _gone_words(base: bytes, new: bytes | None, kept: frozenset[bytes] | None = None) -> frozenset[bytes]:

@@ -1,0 +1,157 @@
+"""Task facts (check/task_facts.py): what a merge reads of the task alone (its changed files'
+versions extracted, an edit's reshaped functions and gone words, its files' module specifiers),
+computed by the task's finish before any merge lock and kept in the merge index on disk, where the
+drain that merges it finds them in one query (merge.tree._prefetch).
+
+A drain after the finishes answers as a cold one (the same check and look findings at every merge,
+over the generated plans of test_drain_left_behind_property), also when every entry on disk is
+damaged; and it parses none of a finished task's versions: before, each merge of a drain extracted
+each edited file's two versions again for the look, and signatures.reshaped parsed them once more.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import make_repo, wtc_in_process
+from tests.merge.drains import drain_of, findings_of
+from tests.merge.test_drain_imports_property import KEEP, PIN, SHADOW, TAKE_AWAY, USES
+from tests.merge.test_drain_left_behind_property import ALL, MOVES
+from worktree_coord.check.left_behind import left_behind_at_merge
+from worktree_coord.check.task_facts import keep_task_facts
+from worktree_coord.gitrepo.repository import GitRepo
+from worktree_coord.merge import check_tree_merge
+from worktree_coord.merge.checks import merge_index
+from worktree_coord.merge.checks.merge_index import FORMAT, MergeIndex, index_folder, shared_index
+from worktree_coord.merge.languages.profiles import Profile
+
+
+def _writes_of(number: int, change: str) -> dict[str, str | None]:
+    if change in USES:
+        folder, text = USES[change]
+        return {f"{folder}/use_{number}_{change.replace('-', '_')}.py": text}
+    return {**TAKE_AWAY, **SHADOW, **KEEP, **MOVES}[change]
+
+
+def _drained(root: Path, pin: dict[str, str], plan: list[list[str]], writes_of, *, finished: bool,
+             damage: bool = False, draining: list[bool] | None = None) -> list[tuple[list, list]]:
+    """Each merge's (check findings, look findings) of a drain of `plan`, its tasks' facts computed
+    first by another index (another process: `finished`), their rows on disk damaged (`damage`);
+    `draining` holds True while the drain runs."""
+    repo, merges = drain_of(root / "repo.git", pin, plan, writes_of)
+    git = GitRepo(str(root / "repo.git"))
+    folder = index_folder(repo)
+    if finished:
+        finisher = MergeIndex(folder)
+        for base, _tip, task, _merged in merges:
+            keep_task_facts(git, base, task, finisher)
+        finisher.flush()
+    if damage:
+        with sqlite3.connect(str(folder / f"v{FORMAT}" / "symbols.sqlite3")) as db:
+            assert db.execute("UPDATE symbols SET value = x'80'").rowcount > 0
+    index = shared_index(folder)   # the drain's process: its own index, which loads them from disk
+    out = []
+    draining = draining if draining is not None else []
+    draining.append(True)
+    with index.held():   # as `wtc merge` holds it for its drain
+        for base, tip, task, merged in merges:
+            found = check_tree_merge(repo, base, tip, task, merged, index=index)
+            out.append((findings_of(found), findings_of(left_behind_at_merge(git, base, task, merged, "t"))))
+    draining.clear()
+    return out
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(plan=st.lists(st.lists(st.sampled_from(ALL), min_size=1, max_size=3), min_size=2, max_size=6))
+def test_a_drain_after_the_finishes_answers_as_a_cold_drain(tmp_path_factory, plan: list[list[str]]) -> None:
+    cold = _drained(tmp_path_factory.mktemp("cold"), PIN, plan, _writes_of, finished=False)
+    assert _drained(tmp_path_factory.mktemp("finished"), PIN, plan, _writes_of, finished=True) == cold, plan
+
+
+def test_damaged_facts_are_computed_again(tmp_path: Path) -> None:
+    plan = [["rename-a1", "use-barrel"], ["remove-b2"], ["reshape-a2", "use-alias"], ["move-d"], ["stub-b"]]
+    cold = _drained(tmp_path / "cold", PIN, plan, _writes_of, finished=False)
+    assert any(look for _check, look in cold)   # (uses are left behind: the look reads the facts)
+    assert _drained(tmp_path / "damaged", PIN, plan, _writes_of, finished=True, damage=True) == cold
+
+
+# A drain as bench_merge's: each task edits two functions' bodies in two files of its package,
+# adds a file and deletes one.
+def _module(p: int, j: int, tag: str = "") -> str:
+    return f"import os\nfrom .m0 import f0\n\n\n" + "".join(
+        f"def f{k}(x):\n    return f0(x) * {k} + {p + j}{tag}\n\n\n" for k in range(1, 6))
+
+
+BENCH_PIN = {f"p{p}/m{j}.py": _module(p, j) for p in range(4) for j in range(4)} | \
+    {f"p{p}/m0.py": "def f0(x):\n    return x\n" for p in range(4)}
+
+
+def _bench_writes(number: int, _change: str) -> dict[str, str | None]:
+    return {f"p{number}/m1.py": _module(number, 1, f"  # task {number}"),
+            f"p{number}/m2.py": _module(number, 2, f"  # task {number}"),
+            f"p{number}/new_{number}.py": _module(number, 9), f"p{number}/m3.py": None}
+
+
+def _task_texts(number: int) -> set[bytes]:
+    """Every version of task `number`'s changed files (the pin's and the task's)."""
+    writes = _bench_writes(number, "")
+    return {text.encode() for path in writes for text in (BENCH_PIN.get(path), writes[path]) if text is not None}
+
+
+def test_a_drain_parses_none_of_a_finished_tasks_versions(tmp_path: Path, monkeypatch) -> None:
+    parsed: Counter[str] = Counter()
+    texts = set().union(*(_task_texts(number) for number in range(4)))
+    parse = Profile.parse
+
+    draining: list[bool] = []
+
+    def counted(self, source, like=None):
+        if draining and bytes(source) in texts:
+            parsed[drain] += 1
+        return parse(self, source, like)
+
+    monkeypatch.setattr(Profile, "parse", counted)
+    plan = [["edit"]] * 4
+    answers = {}
+    for drain in ("cold", "finished"):
+        answers[drain] = _drained(tmp_path / drain, BENCH_PIN, plan, _bench_writes, finished=drain == "finished",
+                                  draining=draining)
+    assert answers["finished"] == answers["cold"]
+    assert parsed["cold"] > 0, parsed       # (each merge reads the task's versions)
+    assert parsed["finished"] == 0, parsed  # all read at the finishes, loaded from disk
+
+
+def test_a_finish_keeps_its_facts_for_the_drain_of_another_process(tmp_path: Path, monkeypatch) -> None:
+    """`wtc task finish --no-merge` computes them and writes them to disk; a `wtc merge` in another
+    process (here: this one, its indexes forgotten) reads the task's versions from there."""
+    files = {f"pkg/m{j}.py": _module(0, j) for j in range(1, 4)} | {"pkg/m0.py": "def f0(x):\n    return x\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    written = {}
+    for number, path in enumerate(("pkg/m1.py", "pkg/m2.py")):
+        code, body = wtc_in_process(repo, "task", "start", f"t{number}", "--run", "r", "--own", path)
+        assert code == 0, body
+        written[path] = _module(0, number + 1, f"  # task {number}").replace("def f5", "def f5b")
+        (Path(body["worktree"]) / path).write_text(written[path])
+        code, body = wtc_in_process(repo, "task", "finish", f"t{number}", "--run", "r", "--no-merge")
+        assert code == 0 and body["state"] == "finished", body
+    # (the tasks' versions: a pin version may be read by another task's merge, as a user of its names)
+    texts = {text.encode() for text in written.values()}
+    monkeypatch.setattr(merge_index, "_SHARED", {})   # another process: nothing kept in memory
+    parsed = []
+    parse = Profile.parse
+
+    def counted(self, source, like=None):
+        if bytes(source) in texts:
+            parsed.append(bytes(source))
+        return parse(self, source, like)
+
+    monkeypatch.setattr(Profile, "parse", counted)
+    code, body = wtc_in_process(repo, "merge", "--run", "r")
+    assert code == 0 and [row["state"] for row in body["tasks"]] == ["merged", "merged"], body
+    assert not parsed, len(parsed)
