@@ -407,6 +407,7 @@ def _relock_failure(failure: FailureKind, run: ToolRun, adapter: ToolAdapter, or
     if failure in (FailureKind.TOOL_MISSING, FailureKind.TIMEOUT) or culprits >= MAX_CULPRITS:
         error = {"kind": failure.value, "message": run.stderr[-4000:]}
         if failure == FailureKind.TOOL_MISSING:
+            error["tool"] = run.argv[0]   # (the run's retry names it: coordinator/consolidation_phase.py)
             error["fix"] = (f"install {run.argv[0]} ({install_hint(run.argv[0])}), then consolidate again "
                             "with --retry-failed")
         elif failure == FailureKind.TIMEOUT:

@@ -230,12 +230,14 @@ def skipped_intents(store: Store, run_id: str) -> list[dict[str, Any]]:
             if reason:   # the root's own message usually says so already: one sentence, not two
                 why = f"the offline relock: {reason}" if "not cached" in reason else f"{why} ({reason})"
             fix = f"wtc consolidate --run {run_id} --online (or warm the package cache and consolidate again)"
-        elif state == "failed" and isinstance(error, dict) and error.get("kind") == "tool_missing" and error.get("fix"):
+        elif state == "failed" and isinstance(error, dict) and error.get("kind") == "tool_missing" and error.get("tool"):
             # The relock's tool is not installed: how to get it, then the run's retry (found driving
             # fanout on immer, a yarn project, on a machine without yarn: the fix said "fix the cause").
-            why = f"ended failed: {reason}" if reason else "ended failed: the relock's tool is not installed"
-            fix = str(error["fix"]).replace("then consolidate again with --retry-failed",
-                                            f"then wtc consolidate --run {run_id} --retry-failed")
+            from ..consolidate.adapters.base import install_hint
+
+            tool = str(error["tool"])
+            why = f"ended failed: {reason}" if reason else f"ended failed: {tool} is not installed"
+            fix = f"install {tool} ({install_hint(tool)}), then wtc consolidate --run {run_id} --retry-failed"
         elif state in ("failed", "conflict", "rejected"):
             why = f"ended {state}" + (f": {reason}" if reason else "")
             fix = (f"fix the cause, then wtc consolidate --run {run_id} --retry-failed "

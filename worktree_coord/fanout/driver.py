@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import signal
 import threading
 import time
 from dataclasses import field
@@ -47,7 +48,7 @@ from .unparsed import unparsed_in_worktree
 # The signals a stop sends (Ctrl-C, `timeout`'s SIGTERM, a closed terminal), and how long a worker
 # whose git child died of one waits for the runner to say it is stopping (the main thread runs the
 # handler between two bytecodes: milliseconds on a quiet machine, longer under load).
-STOP_SIGNALS = (2, 15, 1)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_GRACE_SECONDS = 5.0
 
 # What stopped an agent's own run (no finish was tried): what it left is finished only once the lead changed it.

@@ -87,8 +87,6 @@ STARRED: tuple[str, ...] = ("<star>",)
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 _QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")   # a receiver that names a type or namespace (C#'s `N.T`)
 _LEADING_NAME = re.compile(r"[A-Za-z_]\w*")   # a receiver that is one name: a crate's, in a Rust path call
-# A class spelled with its package (`com.x.util.Util`): lower-case package parts, then a capitalised name.
-_QUALIFIED_CLASS = re.compile(r"(?:[a-z_][a-z0-9_]*\.)+[A-Z]\w*")
 _EXCERPT_LINES = 6
 _FEW_REMOVALS = 256    # up to this many removals, a file is searched for each (else its words are scanned)
 
@@ -1066,11 +1064,12 @@ class _Check:
                     # wtc on ripgrep), and a type or module of no crate of the tree leads nowhere.
                     yield from self.imported_from(receiver, name, path, rules)
                     return
-                if rules.package_types and not own_type and separator in receiver \
-                        and _QUALIFIED_CLASS.fullmatch(receiver) and not reference.scopes & merged.local.get(
+                if rules.qualified_names and not own_type and separator in receiver \
+                        and re.fullmatch(rules.qualified_names, receiver) and not reference.scopes & merged.local.get(
                             receiver.split(separator, 1)[0], set()):
-                    # Java: a class spelled by its package (`com.x.util.Util.f(1)`, no import): the
-                    # member is the class's, as after `import com.x.util.Util;`.
+                    # A class spelled by its package (Java's `com.x.util.Util.f(1)`, no import: the
+                    # profile's `qualified_names`, which the extraction read into spelled_modules):
+                    # the member is the class's, as after `import com.x.util.Util;`.
                     owner = receiver.rsplit(separator, 1)[1]
                     for target in self.import_files(receiver, path, rules):
                         yield (target, (owner,), name)
