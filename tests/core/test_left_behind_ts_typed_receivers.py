@@ -58,3 +58,40 @@ def test_a_receiver_of_another_type_is_no_use(tmp_path, store, user):
     files = {"src/store.ts": store, "src/use.ts": user}
     _removal_merged(tmp_path, files, {"src/store.ts": store.replace("  putItem(x: number): number {\n    return x;",
                                                                       "  addItem(x: number): number {\n    return x;")})
+
+
+# The tree's one definer (merge/checks/sole_members.py), as in Python: a receiver of no class the file
+# says (a call's result, an untyped JavaScript parameter), in a file importing the class's module.
+@pytest.mark.parametrize("store_path, user_path, user, line", [
+    ("src/store.ts", "src/use.ts",
+     HEAD + "declare function make(): Store;\n\nexport function d(): number {\n  return make().putItem(4);\n}\n", 6),
+    ("src/store.js", "src/use.js",
+     'import { Store } from "./store.js";\n\nexport function a(s) {\n  return s.putItem(1);\n}\n', 4),
+    ("src/store.js", "src/use.js",
+     'const { Store } = require("./store.js");\n\nfunction a(registry) {\n  return registry.get(Store).putItem(1);\n}\n'
+     "module.exports = { a };\n", 4),
+], ids=["ts-call-result", "js-untyped-parameter", "js-require"])
+def test_a_member_of_the_one_class_defining_it_is_left_behind(tmp_path, store_path, user_path, user, line):
+    store = STORE if store_path.endswith(".ts") else STORE.replace("(x: number): number", "(x)").replace("(): number", "()")
+    files = {store_path: store if "require" not in user else store.replace("export class", "class") + "module.exports = { Store };\n",
+             user_path: user}
+    renamed = files[store_path].replace("putItem(x", "addItem(x")
+    _, left = _removal_refused(tmp_path, files, store_path, {store_path: renamed})
+    assert len(left) == 1 and left[0].startswith(f"{user_path}:{line} still uses Store.putItem"), left
+
+
+@pytest.mark.parametrize("more, user", [
+    # an object literal writing the member: another object answers it
+    ({"src/fake.ts": "export const fake = { putItem: (x: number) => x };\n"},
+     HEAD + "export function a(s: any): number {\n  return s.putItem(1);\n}\n"),
+    # another class defines it
+    ({"src/other.ts": "export class Other {\n  putItem(x: number): number {\n    return x;\n  }\n}\n"},
+     HEAD + "export function a(s: any): number {\n  return s.putItem(1);\n}\n"),
+    # a name a package outside the tree binds: its object's member
+    ({}, HEAD + 'import lib from "lib";\n\nexport function a(): number {\n  return lib.putItem(1);\n}\n'),
+    # the file does not import the class's module
+    ({}, "export function a(s: any): number {\n  return s.putItem(1);\n}\n"),
+], ids=["object-literal", "two-definers", "package-import", "no-import"])
+def test_an_unsure_receiver_is_no_use(tmp_path, more, user):
+    files = {"src/store.ts": STORE, "src/use.ts": user, **more}
+    _removal_merged(tmp_path, files, {"src/store.ts": RENAMED})

@@ -28,7 +28,7 @@ def guarded(text: bytes, line: int, receiver: str | None, name: str, pattern: st
     profile's attribute_guards) has tested for it."""
     if not pattern or receiver is None:
         return False
-    test = re.compile(pattern.format(receiver=re.escape(receiver), name=re.escape(name)).encode())
+    test = re.compile(pattern.replace("{receiver}", re.escape(receiver)).replace("{name}", re.escape(name)).encode())
     lines = text.split(b"\n")
     if not 0 < line <= len(lines):
         return False

@@ -45,9 +45,10 @@ _BASE = re.compile(r"[A-Za-z_][\w.]*")
 
 
 def applies(path: str) -> bool:
-    """Whether `path`'s language reads members this way (its profile lists `common_members`)."""
+    """Whether `path`'s language reads members this way (its profile lists `common_members` and says
+    how a class spells its bases, `class_bases`)."""
     profile = profile_for_path(path)
-    return profile is not None and bool(profile.semantic.common_members)
+    return profile is not None and bool(profile.semantic.common_members) and bool(profile.semantic.class_bases)
 
 
 def sole_member_targets(check: _Check, path: str, reference: Reference, merged: Symbols,
@@ -59,10 +60,12 @@ def sole_member_targets(check: _Check, path: str, reference: Reference, merged: 
     if receiver is None or not rules.common_members or name in rules.common_members or name.startswith("__"):
         return []
     head = _LEADING.match(receiver)
-    if head is not None and receiver[head.end():head.end() + 1] != "(":
+    if head is not None and head.group() != "new":
         imported = visible_import(merged, head.group(), reference)
-        if imported is not None and imported.name is None:
+        if imported is not None and imported.name is None and receiver[head.end():head.end() + 1] != "(":
             return []   # a module the file imports whole: its attribute, not a class's member
+        if imported is not None and not check.reexports.locate(imported.module, path, rules):
+            return []   # a name of a package outside the tree (`axios.create()`): its member
     found: list[Target] = []
     for removal in removals:
         definition = removal.definition
@@ -101,7 +104,7 @@ def bases_give_nothing(check: _Check, path: str, container: tuple[str, ...], dep
         return False
     if any(d.name in rules.any_name and d.container == container for d in symbols.definitions):
         return False   # `__getattr__`: any name answers
-    bases = _bases(text, container[0])
+    bases = _bases(text, container[0], rules.class_bases)
     if bases is None:
         return False
     for base in bases:
@@ -128,13 +131,13 @@ def bases_give_nothing(check: _Check, path: str, container: tuple[str, ...], dep
 def _no_other_definer(check: _Check, path: str, container: tuple[str, ...], name: str) -> bool:
     """No file the check holds defines `name` at any version, nor assigns it as an attribute, but the
     class `container` of `path`."""
-    assigned = re.compile(rb"\.\s*" + re.escape(name.encode()) + rb"\s*(?:=(?!=)|:)")
     for other, versions in check.files.items():
+        writes = _writes(other, name)
         for which in ("base", "left", "right", "merged"):
             data = versions.version(which)
             if data is None or name.encode() not in data:
                 continue
-            if assigned.search(data):
+            if writes is not None and writes.search(data):
                 return False
             symbols = check.symbols(other, which, uses=False)
             if symbols is None:
@@ -157,11 +160,17 @@ def _text(check: _Check, path: str) -> bytes | None:
     return check.tree_bytes(path)
 
 
-def _bases(text: bytes, name: str) -> list[str] | None:
-    """The bases a top-level `class name(...)` of `text` spells (None where unsure: defined twice, an
-    argument list of calls, a metaclass not among them)."""
-    found = list(re.finditer(rb"^class[ \t]+" + re.escape(name.encode()) + rb"\b[ \t]*(?:\(([^()]*)\))?[ \t]*:",
-                             text, re.M))
+def _writes(path: str, name: str) -> re.Pattern[bytes] | None:
+    """The profile's `member_writes` of `name` for `path`'s language (None: it says none)."""
+    profile = profile_for_path(path)
+    pattern = profile.semantic.member_writes if profile is not None else ""
+    return re.compile(pattern.replace("{name}", re.escape(name)).encode(), re.M) if pattern else None
+
+
+def _bases(text: bytes, name: str, pattern: str) -> list[str] | None:
+    """The bases the one `class name` of `text` spells by the profile's `class_bases` (None where unsure:
+    defined twice or not found, an argument list of calls, a metaclass not among them)."""
+    found = list(re.finditer(pattern.replace("{name}", re.escape(name)).encode(), text, re.M))
     if len(found) != 1:
         return None
     spelled = (found[0].group(1) or b"").decode("utf-8", "replace")

@@ -450,6 +450,8 @@ class SemanticRules:
     common_members: frozenset[str] = frozenset()    # members the language's own types have: never a sole definer's (sole_members.py)
     constructs: str = ""                             # a regex: a receiver constructing an instance, group 1 its class (`new Store(`)
     attribute_guards: str = ""                       # a regex with {receiver}, {name}: a test that guards a member's reads (`hasattr`)
+    class_bases: str = ""                            # a regex with {name}: a class's header, group 1 its bases (sole_members.py)
+    member_writes: str = ""                          # a regex with {name}: a write of the member other than a definition
     memberless_bases: frozenset[str] = frozenset()  # bases giving no member outside common_members (`object`, `Generic`)
     own_kinds: frozenset[str] = frozenset()         # member kinds no base gives (Rust's `variant`): heritage hides none
     file_local: str = ""                            # a pattern of a definition's text before its name: its file's alone (C's `static`)
@@ -485,7 +487,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
-                  "import_statements", "any_name", "all_members", "common_members", "memberless_bases", "constructs", "attribute_guards", "own_kinds", "file_local",
+                  "import_statements", "any_name", "all_members", "common_members", "memberless_bases", "constructs", "attribute_guards", "class_bases", "member_writes", "own_kinds", "file_local",
                   "included", "partial_parse", "silent", "namespaces", "parse_masks", "conditional"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
@@ -1097,6 +1099,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
         common_members=frozenset(strings("common_members")), memberless_bases=frozenset(strings("memberless_bases")),
         constructs=text("constructs", ""), attribute_guards=text("attribute_guards", ""),
+        class_bases=text("class_bases", ""), member_writes=text("member_writes", ""),
         own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
         included=frozenset(strings("included")),
         partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
