@@ -80,10 +80,13 @@ class LeftBehind:
     moved_from: str = "" # kind "own_import": the path the task moved `use_path` from ("" when it did not move it)
     star_line: str = ""  # the star re-export line of `definition_path` the task dropped (`export * from './intl.js';`),
                          # through which the use reached `name`: keeping that line keeps the name
+    keyword: str = ""    # kind "signature": the keyword the call passes that the task's version no longer names
 
     @property
     def keep(self) -> str:
         """The way out that leaves the use alone, as the notes say it."""
+        if self.kind == "signature" and self.keyword:
+            return f"keep taking {self.keyword}= too (the old name beside the new, or **kwargs)"
         if self.kind == "signature":
             profile = semantic_profile(self.definition_path)
             rules = profile.semantic.signatures if profile is not None else None
@@ -158,7 +161,8 @@ class LeftBehind:
                 "module": self.kind == "module", "unexported": self.kind == "export",
                 "file_deleted": self.kind == "deleted", "star_list": self.star_list,
                 "signature": self.kind == "signature", "arguments": self.arguments,
-                "own_import": self.kind == OWN_IMPORT, "moved_from": self.moved_from, "star_line": self.star_line}
+                "own_import": self.kind == OWN_IMPORT, "moved_from": self.moved_from, "star_line": self.star_line,
+                "keyword": self.keyword}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "LeftBehind":
@@ -168,7 +172,7 @@ class LeftBehind:
                    else "export" if row.get("unexported") else "deleted" if row.get("file_deleted")
                    else "signature" if row.get("signature") else "",
                    row.get("star_list", ""), row.get("arguments", 0), row.get("moved_from", ""),
-                   row.get("star_line", ""))
+                   row.get("star_line", ""), row.get("keyword", ""))
 
 
 def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int,
@@ -218,7 +222,7 @@ def _reshaped_note(items: list[LeftBehind], more: int, task: str, run: str, owne
                       else f"{item.use_path} (lines {item.lines})" for item in items)
     more_files = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
     one = len(items) == 1 and not more
-    count = f"{first.arguments} argument{'' if first.arguments == 1 else 's'}"
+    count = f"the keyword {first.keyword}=" if first.keyword else f"{first.arguments} argument{'' if first.arguments == 1 else 's'}"
     calls = "call" if one else "calls"
     return (f"{where}{more_files} still call{'s' if one else ''} {first.name} the old way ({count}), which this task "
             f"{first.what_happened}; {'that file is' if one else 'those files are'} {_outside(owned)}, so "
@@ -719,7 +723,7 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
         out.append(LeftBehind(path, tuple(f.use_line for f in uses), name, where, uses[0].replacement or "",
                               moved_to, left_kind(uses[0].kind, where, moved_to, deleted),
                               uses[0].star_list if all(f.star_list for f in uses) else "", uses[0].arguments,
-                              star_line="" if moved_to else uses[0].star_line))
+                              star_line="" if moved_to else uses[0].star_line, keyword=uses[0].keyword))
     return out
 
 

@@ -215,6 +215,11 @@ class SignatureRules:
     the text of a lone parameter that means the function takes none (C's `f(void)`).
     `default_tokens`: tokens that give a counted parameter a default where no field holds it (C#'s
     `int x = 1`: its `=`): such a parameter makes the count unknown, as a `defaults` field does.
+    `keywords`: parameter kind -> the field holding the name a call passes it by keyword ("": the node
+    itself, or its first named child: Python's `x: int`), `keyword_open`: kinds that take any keyword
+    (`**kwargs`), `positional_only`: a kind after which the parameters before it take none (Python's
+    `/`), `keyword_arguments`: a call's keyword argument kind -> its name's field. A call passing a
+    keyword the reshaped function no longer names (a parameter renamed) is called the old way.
     `optional`: parameter kinds a call may leave out (Python's `sep="-"`): counted between the
     fewest and the most arguments a call passes; a counted parameter after one makes the count
     unknown. `transparent`: decorators that keep what a function takes (Python's `functools.lru_cache`), by
@@ -223,6 +228,10 @@ class SignatureRules:
 
     parameters: tuple[tuple[str, ...], ...] = ()
     counted: tuple[tuple[str, str], ...] = ()
+    keywords: tuple[tuple[str, str], ...] = ()
+    keyword_open: frozenset[str] = frozenset()
+    positional_only: frozenset[str] = frozenset()
+    keyword_arguments: tuple[tuple[str, str], ...] = ()
     receivers: frozenset[str] = frozenset()
     receiver_first: bool = False
     uncountable: frozenset[str] = frozenset()
@@ -489,7 +498,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name", "all_members", "common_members", "memberless_bases", "constructs", "attribute_guards", "class_bases", "member_writes", "own_kinds", "file_local",
                   "included", "partial_parse", "silent", "namespaces", "parse_masks", "conditional"}
-_SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
+_SIGNATURE_KEYS = {"parameters", "counted", "keywords", "keyword_open", "positional_only", "keyword_arguments", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
                    "transparent", "optional", "empty_unknown", "none", "default_tokens"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
@@ -1184,7 +1193,8 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
     for path in paths:
         for step in path:
             check_field(step, "semantic.signatures.parameters")
-    for key in ("receivers", "uncountable", "wrappers", "argument_lists", "spread", "token_lists", "optional"):
+    for key in ("receivers", "uncountable", "wrappers", "argument_lists", "spread", "token_lists", "optional",
+                "keyword_open", "positional_only"):
         for kind in strings(key):
             check_kind(kind, f"semantic.signatures.{key}")
     for name in strings("defaults"):
@@ -1200,6 +1210,9 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
     if not isinstance(raw.get("none", ""), str):
         raise ConfigError(f"{where}.none must be a string")
     return SignatureRules(parameters=paths, counted=kind_to_field("counted", True),
+                          keywords=kind_to_field("keywords", True), keyword_open=frozenset(strings("keyword_open")),
+                          positional_only=frozenset(strings("positional_only")),
+                          keyword_arguments=kind_to_field("keyword_arguments", False),
                           receivers=frozenset(strings("receivers")), receiver_first=raw.get("receiver_first", False),
                           uncountable=frozenset(strings("uncountable")), defaults=frozenset(strings("defaults")),
                           wrappers=frozenset(strings("wrappers")), calls=kind_to_field("calls", False),
