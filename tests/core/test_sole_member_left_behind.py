@@ -101,3 +101,9 @@ def test_a_member_moved_to_the_base_class_is_no_use(tmp_path):
         "rich/text.py": TEXT.replace("    def with_indent_guides(self, size=4):\n        return self\n\n", ""),
         "rich/jupyter.py": MIXIN + "\n    def with_indent_guides(self, size=4):\n        return self\n"})
 
+
+
+def test_a_field_another_class_binds_makes_the_receiver_unsure(tmp_path):
+    files = _files("from .text import Text\n\n\ndef f(t):\n    return t.with_indent_guides()\n")
+    files["rich/markup.py"] = ("class Markup:\n    def __init__(self):\n        self.with_indent_guides = None\n")
+    _removal_merged(tmp_path, files, {"rich/text.py": RENAMED})

@@ -20,8 +20,9 @@ Sure enough means all of:
   name is not one, nor a dunder: a list's `append`, a thread's `start` may be what a call means;
 - the using file imports the removal's file (directly, or through a re-export of the class);
 - the receiver is not a module the file imports whole (`np.anything()` is that module's);
-- no file the check holds defines the name at any version but the removal's class, nor assigns it
-  as an attribute (`obj.name = ...`, `obj.name: T`): the look read every file spelling the name;
+- no file the check holds defines or binds the name at any version but the removal's class (another
+  class's method or field, `self.name = ...`), nor writes it some other way (profile `member_writes`:
+  `obj.name = ...`, `setattr(obj, "name", ...)`, `{ name: ... }`): the look read every file spelling it;
 - the class answers no name at run time (`__getattr__`: profile `any_name`), and each of its bases is
   a class of the tree whose own bases are such, or a base giving no member outside common_members
   (`memberless_bases`: `object`, `Generic`, `Exception`), read to a depth of MAX_DEPTH.
@@ -145,6 +146,8 @@ def _no_other_definer(check: _Check, path: str, container: tuple[str, ...], name
             if any(d.name == name and d.kind != "import" and (other, d.container) != (path, container)
                    for d in symbols.definitions):
                 return False
+            if any(name in names and (other, bound) != (path, container) for bound, names in symbols.bound.items() if bound):
+                return False   # a field another class binds (`self.name = ...` in its methods)
     return True
 
 
