@@ -95,3 +95,23 @@ def test_a_member_of_the_one_class_defining_it_is_left_behind(tmp_path, store_pa
 def test_an_unsure_receiver_is_no_use(tmp_path, more, user):
     files = {"src/store.ts": STORE, "src/use.ts": user, **more}
     _removal_merged(tmp_path, files, {"src/store.ts": RENAMED})
+
+
+@pytest.mark.parametrize("store_path, before, after", [
+    # excalidraw d2557474e2a9 (the false block hunt): a field made by an IIFE whose inner function bore its
+    # name became an arrow-function field; the field is the instance's member in both
+    ("src/store.ts", "export class Store {\n  public putItem = (() => {\n    const putItem = (x: number) => x + 1;\n"
+                     "    return putItem;\n  })();\n}\n",
+     "export class Store {\n  private inner(x: number): number {\n    return x + 1;\n  }\n"
+     "  public putItem = (x: number) => {\n    return this.inner(x);\n  };\n}\n"),
+    # a method made a field
+    ("src/store.ts", STORE, STORE.replace("  putItem(x: number): number {\n    return x;\n  }\n",
+                                          "  putItem = (x: number): number => x;\n")),
+    ("src/store.js", "export class Store {\n  putItem(x) {\n    return x;\n  }\n}\n",
+     "export class Store {\n  putItem = (x) => x;\n}\n"),
+], ids=["iife-field", "method-to-field", "js-method-to-field"])
+def test_a_member_that_became_an_instance_field_is_no_use_left_behind(tmp_path, store_path, before, after):
+    user_path = store_path.replace("store", "use")
+    files = {store_path: before, user_path: f'import {{ Store }} from "./store";\n\n'
+                                            "export function a(s) {\n  return new Store().putItem(1);\n}\n"}
+    _removal_merged(tmp_path, files, {store_path: after})
