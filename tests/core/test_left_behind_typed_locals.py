@@ -81,6 +81,8 @@ def test_a_local_whose_class_is_not_sure_stays_clean(tmp_path: Path, schema: str
 
 
 STORE_TS = "export class Store {\n  put(m) {\n    return m;\n  }\n}\n"
+# Another class with a `put` (as OTHER for Python): the one definer's reading is not what is checked here.
+OTHER_TS = {"src/other.ts": "export class Other {\n  put(m) {\n    return m;\n  }\n}\n"}
 
 
 @pytest.mark.parametrize("ext,user,line", [
@@ -104,7 +106,7 @@ def test_a_call_on_a_javascript_local_made_with_new_blocks_at_task_check(tmp_pat
 def test_a_call_on_a_javascript_local_reassigned_to_another_value_is_not_named(tmp_path: Path) -> None:
     user = ("import { Store } from './store';\n\nexport function f(other) {\n  let x = new Store();\n"
             "  x = other;\n  return x.put(1);\n}\n")
-    repo = _task_edited(tmp_path, {"src/store.ts": STORE_TS, "src/user.ts": user}, "rm", ("src/store.ts",),
+    repo = _task_edited(tmp_path, {"src/store.ts": STORE_TS, "src/user.ts": user, **OTHER_TS}, "rm", ("src/store.ts",),
                         {"src/store.ts": STORE_TS.replace("put", "record")}, None)
     code, body = wtc(repo, "task", "check", "rm", "--run", "r1")
     assert code == 0 and not body["left_behind"], body
@@ -175,7 +177,7 @@ def test_a_call_on_a_module_level_javascript_local_blocks_at_task_check(tmp_path
 ], ids=["reassigned", "untyped", "parameter-of-the-name", "reassigned-in-a-function"])
 def test_a_module_level_javascript_local_whose_class_is_not_sure_stays_clean(tmp_path: Path, user: str) -> None:
     store_text = STORE_TS + "\nexport function make() {\n  return new Store();\n}\n"
-    repo = _task_edited(tmp_path, {"src/store.ts": store_text, "src/user.ts": user}, "rm", ("src/store.ts",),
+    repo = _task_edited(tmp_path, {"src/store.ts": store_text, "src/user.ts": user, **OTHER_TS}, "rm", ("src/store.ts",),
                         {"src/store.ts": store_text.replace("put", "record")}, None)
     code, body = wtc(repo, "task", "check", "rm", "--run", "r1")
     assert code == 0 and not body["left_behind"], body
