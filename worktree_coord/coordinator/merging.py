@@ -38,12 +38,15 @@ from .base import CoordinatorBase, outcome_of, staged
 if TYPE_CHECKING:
     from . import merge_queue as queue
     from .verification import VerifyResult
+    from ..gitrepo.repository import Change
     from ..integrate import IntegrationResult
     from ..merge.result import SemanticFinding
 
 # How many times a verified merge (or batch) is built and verified again because integration moved
 # while it was verified, before giving up with exit 4: each round costs a whole verification.
 VERIFIED_RACES = 8
+# The root manifests a workspace of packages is read from (npm/yarn/pnpm, Cargo, uv), in that order.
+_WORKSPACE_ROOTS = ("package.json", "Cargo.toml", "pyproject.toml")
 PACKAGES_CACHE = "packages-v1"   # <wtc dir>/cache/packages-v1-<pin>.json: a pin's workspace packages (`_packages`)
 
 # Notes a conflict writes (below): a finish after `task update` carries its earlier result's notes,
@@ -159,10 +162,25 @@ class MergeOperations(CoordinatorBase):
         head, since = task.head, task.result.get("since")
         if not head or not since or not self.git.has_commit(head):
             return []
-        report = boundaries.check_changes_following_moves(self.git.changes(since, head), task.boundary,
+        report = boundaries.check_changes_following_moves(self._task_changes(run, task, since, head), task.boundary,
                                                           self.git.read_blob, lambda: self.git.submodule_paths(head),
                                                           self._moves_taken_in(run, since))
         return [v.to_json() for v in report.violations]
+
+    def _task_changes(self, run: RunRecord, task: TaskRecord, since: str, head: str) -> list[Change]:
+        """`git.changes(since, head)`: what the task changed. When those are the two commits the
+        merge's checks walk (the pin and the commit that merges: no reserved edits, no update taken
+        in) and a check runs, from that walk, made now and kept in the merge index for them
+        (check.left_behind.task_changes_kept): one walk of the task's trees a merge, not two."""
+        from ..merge.result import SemanticMode
+
+        if since != run.base or head != self._mergeable(task) or (
+                self._semantic_mode(run) is SemanticMode.OFF and self._left_behind_mode(run) is SemanticMode.OFF):
+            return self.git.changes(since, head)
+        from ..check.left_behind import task_changes_kept
+        from ..merge.checks.merge_index import index_folder, shared_index
+
+        return task_changes_kept(self.git, since, head, shared_index(index_folder(self.git.repo)))
 
     def _record_rejected_at_merge(self, run: RunRecord, task: TaskRecord,
                                   violations: list[dict[str, Any]]) -> TaskFinished:
@@ -808,23 +826,27 @@ class MergeOperations(CoordinatorBase):
         return packages
 
     def _read_packages(self, run: RunRecord) -> list[queue.Package]:
+        wanted = {"package.json", "Cargo.toml", "pyproject.toml", "pnpm-workspace.yaml"}
+        manifests = [path for path in self.git.tree_paths(run.base)
+                     if posixpath.basename(path) in wanted and "node_modules/" not in path]
+        if not set(manifests) & set(_WORKSPACE_ROOTS):
+            # No workspace's root manifest at the top: no packages, so consolidate/ (and networkx,
+            # ~0.8 s of a first drain's CPU) is not imported and no manifest is copied out.
+            return []
         import tempfile
         from . import merge_queue as queue
         from ..consolidate import discover_workspace
         from ..consolidate.intent import Ecosystem
 
-        wanted = {"package.json", "Cargo.toml", "pyproject.toml", "pnpm-workspace.yaml"}
         with tempfile.TemporaryDirectory(prefix="wtc-packages-") as tmp:
-            for path in self.git.tree_paths(run.base):
-                if posixpath.basename(path) in wanted and "node_modules/" not in path:
-                    data = self.git.file_at(run.base, path)
-                    if data is not None:
-                        target = Path(tmp) / path
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        target.write_bytes(data)
+            for path in manifests:
+                data = self.git.file_at(run.base, path)
+                if data is not None:
+                    target = Path(tmp) / path
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(data)
             packages: list[queue.Package] = []
-            for ecosystem, manifest in ((Ecosystem.NPM, "package.json"), (Ecosystem.CARGO, "Cargo.toml"),
-                                        (Ecosystem.UV, "pyproject.toml")):
+            for ecosystem, manifest in zip((Ecosystem.NPM, Ecosystem.CARGO, Ecosystem.UV), _WORKSPACE_ROOTS):
                 if not (Path(tmp) / manifest).is_file():
                     continue
                 try:
