@@ -75,3 +75,59 @@ def test_a_drain_of_tasks_without_workspace_packages_loads_no_graph_library(tmp_
     order, loaded = done.stdout.splitlines()
     assert order == "['c', 'a', 'b'] ['merged', 'merged', 'merged']"
     assert loaded == "[]"
+
+
+def _state() -> Path:
+    from worktree_coord.config import user_state_dir
+
+    return user_state_dir()
+
+
+def test_a_drain_gives_its_merged_tasks_ports_back_under_one_taking_of_the_registry_lock(tmp_path, monkeypatch):
+    """Each merged task's range goes back to the machine (its names unlinked), in one taking of the
+    port registry's lock for the whole drain, not one a task; a live task's range stays held."""
+    from worktree_coord import filelock
+
+    repo = make_repo(tmp_path / "repo", PY_FILES)
+    _finished(repo, ("a", "b", "c"))
+    with Coordinator(repo) as coord:
+        live = coord.start_task("r1", "d", ["pkg/d/**"])
+        held = {row["task_id"]: range(row["data"]["prepared"]["ports"]["base"], row["data"]["prepared"]["ports"]["last"] + 1)
+                for row in coord.store.task_contexts("r1")}
+    assert all((_state() / "ports" / str(port)).exists() for ports in held.values() for port in ports)
+    locks: list[str] = []
+    real = filelock.exclusive
+
+    def counted(path, **kwargs):  # type: ignore[no-untyped-def]
+        locks.append(Path(path).name)
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(filelock, "exclusive", counted)
+    with Coordinator(repo) as coord:
+        assert [row["state"] for row in coord.merge("r1").tasks] == ["merged"] * 3
+    assert locks.count("ports.lock") == 1
+    assert not any((_state() / "ports" / str(port)).exists() for task in "abc" for port in held[task])
+    assert all((_state() / "ports" / str(port)).exists() for port in held["d"]), live
+
+
+def test_a_release_keeps_a_name_in_the_range_that_links_another_lease(tmp_path):
+    """A range's names are read by file, the others told by inode: a name in the holder's range that
+    links another holder's lease file is not the holder's, and stays."""
+    import json
+    import os
+
+    from worktree_coord.store.port_registry import release_many
+
+    repo = make_repo(tmp_path / "repo", PY_FILES)
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        ports = coord.start_task("r1", "a", ["pkg/a/**"]).prepared["ports"]
+        store = os.path.realpath(coord.store.location)
+    first, last = ports["base"], ports["last"]
+    folder = _state() / "ports"
+    other = json.loads((folder / str(first + 3)).read_bytes()) | {"task": "other", "token": "t-other"}
+    (tmp_path / "other").write_text(json.dumps(other))
+    os.unlink(folder / str(first + 3))
+    os.link(tmp_path / "other", folder / str(first + 3))
+    release_many(store, [("r1", "a", first, last)], timeout=5)
+    assert sorted(os.listdir(folder)) == [str(first + 3)]

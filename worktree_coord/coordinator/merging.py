@@ -125,8 +125,10 @@ class MergeOperations(CoordinatorBase):
             return self._record_rejected_at_merge(run, task, violations)
         return None
 
-    def _record_outcome(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> TaskFinished:
-        """A direct merge's outcome recorded (once the ref holds it, for a merge)."""
+    def _record_outcome(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult, *,
+                        ports_released: bool = False) -> TaskFinished:
+        """A direct merge's outcome recorded (once the ref holds it, for a merge); `ports_released`:
+        a merged task's ports were given back already (a drain gives back all of its at once)."""
         from ..integrate import IntegrationState
         if outcome.state is IntegrationState.CONFLICT:
             return self._record_conflict(run, task, outcome)
@@ -134,7 +136,7 @@ class MergeOperations(CoordinatorBase):
                                    path=outcome.path.value, resolved=list(outcome.resolved),
                                    resolutions=dict(outcome.resolutions),
                                    already=outcome.state is IntegrationState.ALREADY_MERGED,
-                                   findings=self._findings(run, task, outcome))
+                                   findings=self._findings(run, task, outcome), ports_released=ports_released)
 
     def _prepare_remote_merge(self, run: RunRecord, task: TaskRecord, onto: str | None = None) -> None:
         """What merging a remote run's task needs in this clone: the task's commits (finished on
@@ -398,7 +400,7 @@ class MergeOperations(CoordinatorBase):
                        new_tip: str, *, path: str, resolved: list[str], already: bool,
                        resolutions: dict[str, str] | None = None,
                        verification: dict[str, Any] | None = None,
-                       findings: list[dict[str, Any]] | None = None) -> TaskFinished:
+                       findings: list[dict[str, Any]] | None = None, ports_released: bool = False) -> TaskFinished:
         merge_info = {"merge_commit": merge_commit, "old_tip": old_tip, "new_tip": new_tip, "path": path,
                       "resolved": resolved, "at": time.time(), "already": already}
         if resolutions:
@@ -419,7 +421,7 @@ class MergeOperations(CoordinatorBase):
                                result=result.to_json() | self._carry(task), holder=self._fence(run.run_id, task.task_id))
         crash_point("merge.after_record")
         self.store.log_event(run.run_id, task.task_id, "task.merged", merge_info)
-        self._drop_worktree(task)
+        self._drop_worktree(task, ended=not ports_released)
         self.reporter.event("task.merged", run=run.run_id, task=task.task_id, commit=new_tip)
         self.reporter.event("task.closed", run=run.run_id, task=task.task_id, state=TaskState.MERGED.value,
                             started_at=task.created_at, files=len(task.result.get("changed", [])), commit=new_tip)
@@ -731,6 +733,10 @@ class MergeOperations(CoordinatorBase):
                 outcomes = [(task, None, task) for task, _ in built]   # integration moved: each alone
             built.clear()
             drain = None
+            # The merged tasks' ports go back to the machine in one taking of its registry's lock,
+            # before their records (as each task's own release goes before its record).
+            self._release_ports(run.run_id, *(task.task_id for task, outcome, _ in outcomes
+                                              if outcome is not None and outcome.state is not IntegrationState.CONFLICT))
             for task, outcome, again in outcomes:
                 if again is not None:
                     with self._stage("merge", run=run.run_id, task=task.task_id) as out:
@@ -738,7 +744,7 @@ class MergeOperations(CoordinatorBase):
                         out.update(outcome_of(result))
                 else:
                     assert outcome is not None
-                    result = self._record_outcome(run, task, outcome)
+                    result = self._record_outcome(run, task, outcome, ports_released=True)
                 results.append(result)
                 self.reporter.event("merge.progress", run=run.run_id, task=task.task_id, state=result.state,
                                     done=len(results), total=len(waiting))
