@@ -24,7 +24,8 @@ Each method runs on its own copy of the repository (so no method finds the objec
   engine-sem-loose  engine-sem with WTC_HOLD_OBJECTS=0 (held against not held, side by side)
   engine-run    engine-sem plus the left-behind look (check/left_behind.left_behind_at_merge: uses,
                 in code no side changed, of what the task removed): both checks a run's merge
-                makes by default, what a `wtc merge` of a run pays. The pin's word index the look
+                makes by default (the checks alone: the queue's own work around them, leases,
+                records, ports, is wtc-merge's). The pin's word index the look
                 reads is built before the timing, as `wtc run start` builds it, and loaded from
                 disk by the drain; its build's CPU is printed apart (paths: pin_index_cpu_s)
   engine-run-finished  engine-run after each task's finish-side facts (check/task_facts.py: its
