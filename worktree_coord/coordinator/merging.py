@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..boundary.globs import matches
 from ..store import leases
 from ..crashpoints import crash_point
-from ..errors import EXIT_INTERNAL, BusyError, LookUnanswered, StateError, UsageError, WtcError
+from ..errors import EXIT_INTERNAL, BusyError, ConfigError, LookUnanswered, StateError, UsageError, WtcError
 from ..events import wants
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..model import RunRecord, TaskRecord, TaskState
@@ -176,8 +176,11 @@ class MergeOperations(CoordinatorBase):
         (check.left_behind.task_changes_kept): one walk of the task's trees a merge, not two."""
         from ..merge.result import SemanticMode
 
-        if since != run.base or head != self._mergeable(task) or (
-                self._semantic_mode(run) is SemanticMode.OFF and self._left_behind_mode(run) is SemanticMode.OFF):
+        try:
+            checked = self._semantic_mode(run) is not SemanticMode.OFF or self._left_behind_mode(run) is not SemanticMode.OFF
+        except ConfigError:
+            checked = False   # the pin's rules do not read: the merge says so itself, after this check
+        if since != run.base or head != self._mergeable(task) or not checked:
             return self.git.changes(since, head)
         from ..check.left_behind import task_changes_kept
         from ..merge.checks.merge_index import index_folder, shared_index
