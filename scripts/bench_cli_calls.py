@@ -3,7 +3,7 @@
 (`task start --sparse`, `task finish` with its merge, `status`) on stress_swarm.py's repository,
 the two codes alternating task by task; prints the medians and their ratio.
 
-    python scripts/bench_cli_calls.py --baseline DIR [--tasks 8]
+    python scripts/bench_cli_calls.py --baseline DIR [--tasks 8] [--no-merge]
 
 DIR is a copy of the other code (e.g. `git archive main | tar -x -C DIR`); its package is put
 first on PYTHONPATH for its calls. CPU is the process's and its git children's (wait4), so the
@@ -35,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="a folder holding the other code's worktree_coord/")
     parser.add_argument("--tasks", type=int, default=8, help="tasks per code")
+    parser.add_argument("--no-merge", action="store_true",
+                        help="finish with --no-merge: the finish alone (its commit, boundary check and the facts "
+                             "its later merge reads, check/task_facts.py), as a swarm whose lead drains with `wtc merge`")
     options = parser.parse_args(argv)
     baseline = compiled_baseline(options.baseline)
     workdir = Path(tempfile.mkdtemp(prefix="wtc-bench-cli-"))
@@ -70,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         seconds, body = call(which, "task", "start", plan.task, "--run", stress_swarm.RUN_ID, *own, "--sparse")
         cpu[(which, "start")].append(seconds)
         stress_swarm.apply_edits(Path(body["worktree"]), plan)
-        seconds, _ = call(which, "task", "finish", plan.task, "--run", stress_swarm.RUN_ID, "-m", plan.task)
+        seconds, _ = call(which, "task", "finish", plan.task, "--run", stress_swarm.RUN_ID, "-m", plan.task,
+                          *(["--no-merge"] if options.no_merge else []))
         cpu[(which, "finish")].append(seconds)
         seconds, _ = call(which, "status", "--run", stress_swarm.RUN_ID)
         cpu[(which, "status")].append(seconds)

@@ -24,7 +24,8 @@ Each method runs on its own copy of the repository (so no method finds the objec
   engine-sem-loose  engine-sem with WTC_HOLD_OBJECTS=0 (held against not held, side by side)
   engine-run    engine-sem plus the left-behind look (check/left_behind.left_behind_at_merge: uses,
                 in code no side changed, of what the task removed): both checks a run's merge
-                makes by default, what a `wtc merge` of a run pays. The pin's word index the look
+                makes by default (the checks alone: the queue's own work around them, leases,
+                records, ports, is wtc-merge's). The pin's word index the look
                 reads is built before the timing, as `wtc run start` builds it, and loaded from
                 disk by the drain; its build's CPU is printed apart (paths: pin_index_cpu_s)
   engine-run-finished  engine-run after each task's finish-side facts (check/task_facts.py: its
@@ -32,6 +33,13 @@ Each method runs on its own copy of the repository (so no method finds the objec
                 computed in another process and written to the merge index, which the drain loads
                 them from; their CPU for all tasks is printed apart (paths: finish_facts_cpu_s):
                 work moved off the serial section to the agents' finishes, not removed
+  wtc-merge     the product's `wtc merge` (Coordinator.merge) of a run whose N tasks were started
+                (sparse) and finished with --no-merge on a clone of the repository (each task's
+                files written by task_change, the finish computing its facts): everything a drain
+                of the queue pays besides its merges and checks (task leases, store reads and
+                writes, the boundary checked again, the records, events). The finishes are made
+                once per generated repository (gen-...-wtc, not timed); the timing is the merge
+                call (its Coordinator opened inside it), per-merge figures are its total / N
   baseline      per merge: `git merge-tree --write-tree` + `git commit-tree` + `git update-ref`
 All methods must end on the same tree (checked). Printed: per-merge median / p95 / mean of the
 first and last 10, totals (wall and CPU incl. children), and the two target ratios:
@@ -54,6 +62,8 @@ Usage:
       # the drain's objects held in memory or not (WTC_HOLD_OBJECTS), against the git loop
   python scripts/bench_merge.py --sizes 25,250 --methods engine-sem --repeat 1         # per merge 50k / 5k
   python scripts/bench_merge.py --sizes 100 --methods engine-sem,baseline --imports    # files that import, as a real run's
+  python scripts/bench_merge.py --sizes 100 --methods engine-run-finished,wtc-merge,baseline --repeat 3 \
+      --baseline /tmp/main-code   # the queue's own cost (wtc-merge less engine-run-finished), against main's code
 engine-sem checks each merge with the merge index (merge/checks/merge_index.py) in the repository's
 `<git dir>/wtc/merge-index/`, which starts empty on each run's fresh copy: its numbers include
 building it.
@@ -75,7 +85,8 @@ from pathlib import Path
 
 import pygit2
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# --baseline DIR: a child measuring the other code imports worktree_coord from DIR (WTC_BENCH_CODE).
+sys.path.insert(0, os.environ.get("WTC_BENCH_CODE") or str(Path(__file__).resolve().parents[1]))
 
 from worktree_coord.integrate import IntegrationState, Integrator  # noqa: E402
 from worktree_coord.integrate.engine import HOLD_ENV  # noqa: E402
@@ -241,6 +252,67 @@ def finish_facts(repo_dir: Path, tasks: int) -> dict:
     return {"finish_facts_cpu_s": round(_cpu() - cpu0, 3)}
 
 
+RUN = "bench"   # the wtc-merge method's run
+
+
+def _wtc_work(prepared: Path) -> Path:
+    """Where the prepared run is built and where each wtc-merge run works on its copy: one path, so
+    the store's path (which the port registry's leases name) is the one its tasks were started in."""
+    return prepared.with_name(prepared.name + ".work")
+
+
+def _own_state(repo_dir: Path) -> None:
+    """The machine's port registry (user_state_dir) kept inside the repository for this process, so
+    the prepared tasks' port leases travel with each copy and the machine's registry is untouched."""
+    os.environ["WTC_STATE_DIR"] = str(repo_dir / ".git" / "bench-state")
+
+
+def prepare_run(gen: Path, out: Path, files: int, tasks: int) -> None:
+    """A clone of `gen` with a wtc run whose `tasks` tasks are started (sparse, owning their package)
+    and finished with --no-merge through the Coordinator, each writing what its task branch holds:
+    the queue `wtc merge` drains (method wtc-merge). Built at `_wtc_work(out)`, renamed when done."""
+    from worktree_coord import Coordinator
+
+    partial = _wtc_work(out)
+    shutil.rmtree(partial, ignore_errors=True)
+    subprocess.run(["git", "clone", "-q", "-b", "main", str(gen), str(partial)], check=True, env=_env())
+    _own_state(partial)
+    with Coordinator(partial) as coordinator:
+        coordinator.start_run(RUN)
+        for i in range(tasks):
+            p, r = i % PACKAGES, i // PACKAGES
+            started = coordinator.start_task(RUN, f"t{i:04d}", [f"packages/p{p:03d}/**"], sparse=True)
+            writes, deletes = task_change(p, r, files, i)
+            for path, payload in writes.items():
+                target = Path(started.worktree) / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(payload)
+            for path in deletes:
+                (Path(started.worktree) / path).unlink()
+            finished = coordinator.finish_task(RUN, f"t{i:04d}", merge=False)
+            if finished.state != "finished":
+                raise SystemExit(f"task {i}: finished as {finished.state}")
+    partial.rename(out)
+
+
+def run_wtc_merge(repo_dir: Path, tasks: int) -> dict:
+    """`wtc merge` of the prepared run (prepare_run), timed around the call with its Coordinator."""
+    from worktree_coord import Coordinator
+
+    cpu0, wall0 = _cpu(), time.perf_counter()
+    with Coordinator(repo_dir) as coordinator:
+        report = coordinator.merge(RUN)
+    wall, cpu = time.perf_counter() - wall0, _cpu() - cpu0
+    states = {}
+    for row in report.tasks:
+        states[row["state"]] = states.get(row["state"], 0) + 1
+    if states != {"merged": tasks}:
+        raise SystemExit(f"wtc merge: {states}")
+    repo = pygit2.Repository(str(repo_dir))
+    tree = str(repo[repo.references[f"refs/heads/wtc/{RUN}/integration"].target].tree_id)
+    return _summary([wall * 1000 / tasks] * tasks, wall, cpu, tree, paths=states, phases={})
+
+
 def _held_writes(repo: pygit2.Repository, hold: bool):
     """The merge index's disk writes held for the drain's end, as `wtc merge` holds them."""
     import contextlib
@@ -330,14 +402,15 @@ def _speed() -> float:
     return round((time.process_time() - t) * 1000, 1)
 
 
-def _run(method: str, gen: Path, work: Path, tasks: int) -> dict:
+def _run(method: str, gen: Path, work: Path, tasks: int, code: str | None = None) -> dict:
     """One run of `method` in a fresh Python process, as `wtc merge` is one: nothing an earlier run
     of this bench loaded, cached or left in memory (the checks' caches keyed by blob ids find the
     same contents on every run's copy; the collector's generations, the allocator's arenas) carries
     into its numbers, and no method's figure depends on which one ran before it."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", method, "--gen", str(gen),
            "--work", str(work), "--tasks", str(tasks)] + (["--imports"] if IMPORTS else [])
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    env = dict(os.environ, WTC_BENCH_CODE=code) if code else None
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise SystemExit(f"{method} run failed ({done.returncode}):\n{done.stderr or done.stdout}")
     return json.loads(done.stdout.splitlines()[-1])
@@ -345,8 +418,14 @@ def _run(method: str, gen: Path, work: Path, tasks: int) -> dict:
 
 def _run_here(method: str, gen: Path, work: Path, tasks: int) -> dict:
     """The child's side of _run: a fresh copy of the repository, the speed probe, the method."""
+    if method == "wtc-merge":
+        gen = gen.with_name(gen.name + "-wtc")   # the prepared run (prepare_run), a clone with its store
+        work = _wtc_work(gen)
+        _own_state(work)
     shutil.rmtree(work, ignore_errors=True)
-    shutil.copytree(gen, work)   # a fresh copy: no method finds objects another one wrote
+    # A fresh copy (symlinks as links: a run's worktree folders hold none): no method finds objects
+    # another one wrote.
+    shutil.copytree(gen, work, symlinks=True)
     before = _speed()
     try:
         res = _method(method, work, tasks)
@@ -376,6 +455,8 @@ def _method(method: str, work: Path, tasks: int) -> dict:
             return run_engine(work, tasks, fast_path=True, semantic=True, left_behind=True)
         if method == "engine-run-finished":
             return run_engine(work, tasks, fast_path=True, semantic=True, left_behind=True, finished=True)
+        if method == "wtc-merge":
+            return run_wtc_merge(work, tasks)
         if method == "baseline":
             return run_baseline(work, tasks)
         raise SystemExit(f"unknown method {method!r}")
@@ -403,6 +484,11 @@ def main() -> int:
     parser.add_argument("--imports", action="store_true",
                         help="every file imports a module (`import os`) and a name of its folder's first module, "
                              "as a real run's files do (the default files import nothing)")
+    parser.add_argument("--baseline", help="a folder holding another code's worktree_coord/ (e.g. `git archive "
+                                               "main | tar -x -C DIR`): each method also runs with it, as "
+                                               "METHOD@base, right after this code's run (paired ratios printed)")
+    parser.add_argument("--prepare", help=argparse.SUPPRESS)   # prepare_run into this folder, in this process
+    parser.add_argument("--files", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--child", help=argparse.SUPPRESS)   # one run of this method, in this process (_run)
     parser.add_argument("--gen", help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)
@@ -413,15 +499,22 @@ def main() -> int:
     if args.facts:
         print(json.dumps(finish_facts(Path(args.facts), args.tasks)))
         return 0
+    if args.prepare:
+        prepare_run(Path(args.gen), Path(args.prepare), args.files, args.tasks)
+        return 0
     if args.child:
         print(json.dumps(_run_here(args.child, Path(args.gen), Path(args.work), args.tasks)))
         return 0
     # Bytecode as an install has it, outside the timings (scripts/bytecode.py): with
     # PYTHONDONTWRITEBYTECODE set, each run's process would compile the modules a drain loads on
     # its first merge (the checks, ~0.12 s of CPU) and time that.
-    compile_package(str(Path(__file__).resolve().parents[1]))
+    compile_package(str(Path(__file__).resolve().parents[1]), *([args.baseline] if args.baseline else []))
     sizes = [int(s) for s in args.sizes.split(",")]
     methods = args.methods.split(",")
+    codes = {m: None for m in methods}
+    if args.baseline:   # each method, then the same with the other code (one pair under one load)
+        methods = [v for m in methods for v in ((m, f"{m}@base") if m != "baseline" else (m,))]
+        codes |= {f"{m}@base": str(Path(args.baseline).resolve()) for m in codes if m != "baseline"}
     root = Path(args.workdir or tempfile.mkdtemp(prefix="wtc-bench-merge-"))
     root.mkdir(parents=True, exist_ok=True)
     labels = {files: f"{files * PACKAGES / 1000:g}k" for files in sizes}
@@ -435,6 +528,11 @@ def main() -> int:
             t = time.perf_counter()
             if not gen.exists():
                 generate(gen, files, args.tasks)
+            prepared = gen.with_name(gen.name + "-wtc")
+            if "wtc-merge" in methods and not prepared.exists():   # this code's finishes, in a process of its own
+                subprocess.run([sys.executable, str(Path(__file__).resolve()), "--prepare", str(prepared),
+                                "--gen", str(gen), "--files", str(files), "--tasks", str(args.tasks)]
+                               + (["--imports"] if IMPORTS else []), check=True)
             print(f"{labels[files]}: {files * PACKAGES} files + {args.tasks} task branches ready in "
                   f"{time.perf_counter() - t:.1f} s", flush=True)
         # Repetition outermost, then size, then method: the runs compared in a ratio ran close
@@ -444,16 +542,22 @@ def main() -> int:
                 label = labels[files]
                 # Each repetition starts with the next method: the first run of a process pays its
                 # warm-up (imports, grammars, the page cache), which no method should always carry.
-                for method in methods[rep % len(methods):] + methods[:rep % len(methods)]:
-                    res = _run(method, root / f"gen-{files}-{args.tasks}{'-imports' if IMPORTS else ''}", root / f"run-{files}-{method}", args.tasks)
-                    runs[label][method].append(res)
-                    print(f"  run {rep + 1} {label:>4} {method:10s} median {res['median_ms']:7.2f} ms  "
-                          f"p95 {res['p95_ms']:7.2f}  first10 {res['first10_ms']:6.2f} -> last10 "
-                          f"{res['last10_ms']:6.2f}  total {res['total_s']:6.2f} s  cpu {res['cpu_s']:6.2f} s  "
-                          f"paths {res['paths']}  phases {res['phases']}  speed {res['speed_ms']:5.1f} ms  "
-                          f"rss {res['rss_mb']} MB  "
-                          f"load {os.getloadavg()[0]:.1f}",
-                          flush=True)
+                # (a method and its @base run stay side by side, the first of them swapped each
+                # repetition: the rotation moves by pairs)
+                order = [m for m in methods if not m.endswith("@base")]
+                for first in order[rep % len(order):] + order[:rep % len(order)]:
+                    pair = (first, f"{first}@base")[::1 if rep % 2 == 0 else -1]
+                    for method in [m for m in pair if m in methods]:
+                        res = _run(method.removesuffix("@base"), root / f"gen-{files}-{args.tasks}{'-imports' if IMPORTS else ''}",
+                                   root / f"run-{files}-{method}", args.tasks, codes[method])
+                        runs[label][method].append(res)
+                        print(f"  run {rep + 1} {label:>4} {method:10s} median {res['median_ms']:7.2f} ms  "
+                              f"p95 {res['p95_ms']:7.2f}  first10 {res['first10_ms']:6.2f} -> last10 "
+                              f"{res['last10_ms']:6.2f}  total {res['total_s']:6.2f} s  cpu {res['cpu_s']:6.2f} s  "
+                              f"paths {res['paths']}  phases {res['phases']}  speed {res['speed_ms']:5.1f} ms  "
+                              f"rss {res['rss_mb']} MB  "
+                              f"load {os.getloadavg()[0]:.1f}",
+                              flush=True)
     finally:
         if not args.workdir:
             shutil.rmtree(root, ignore_errors=True)
@@ -472,7 +576,8 @@ def main() -> int:
     small, large = labels[sizes[0]], labels[sizes[-1]]
     ratios = {}
     for method in [m for m in ("engine", "engine-loose", "engine-one", "engine-sem", "engine-sem-loose", "engine-run",
-                               "engine-run-finished") if m in methods and "baseline" in methods]:
+                               "engine-run-finished", "wtc-merge") for m in (m, f"{m}@base")
+                   if m in methods and "baseline" in methods]:
         for label in (small, large) if small != large else (large,):
             ratios[f"{method} total / baseline total @{label}"] = _ratio(runs, (label, method), (label, "baseline"), "total_s")
             ratios[f"{method} cpu / baseline cpu @{label}"] = _ratio(runs, (label, method), (label, "baseline"), "cpu_s")
@@ -481,6 +586,10 @@ def main() -> int:
             for label in (small, large) if small != large else (large,):
                 ratios[f"{held} total / {loose} total @{label}"] = _ratio(runs, (label, held), (label, loose), "total_s")
                 ratios[f"{held} cpu / {loose} cpu @{label}"] = _ratio(runs, (label, held), (label, loose), "cpu_s")
+    for method in [m for m in methods if f"{m}@base" in methods]:   # this code against the other, pair by pair
+        for label in (small, large) if small != large else (large,):
+            ratios[f"{method} cpu / {method}@base cpu @{label}"] = _ratio(runs, (label, method), (label, f"{method}@base"),
+                                                                         "cpu_s")
     if small != large:
         for method in [m for m in ("engine", "engine-one", "engine-mt", "engine-sem", "engine-run", "engine-run-finished")
                        if m in methods]:

@@ -100,3 +100,15 @@ def test_a_start_and_a_finish_with_plain_globs_never_load_pathspec(tmp_path) -> 
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+@settings(max_examples=300, deadline=None)
+@given(glob_list=st.lists(plain_globs(), min_size=1, max_size=6).map(tuple),
+       paths=st.lists(st.lists(NAME, min_size=1, max_size=4).map("/".join), min_size=1, max_size=6))
+def test_lists_of_plain_globs_agree_with_pathspec(glob_list: tuple[str, ...], paths: list[str]) -> None:
+    """A list's plain globs are one test (prefixes, exact paths, names at any depth, wildcard names
+    together): each path's answer is pathspec's over the whole list."""
+    for path in paths:
+        assert globs.matches(glob_list, path) == reference(glob_list, path), (glob_list, path)
+    for path in PATHS:
+        assert globs.matches(glob_list, path) == reference(glob_list, path), (glob_list, path)

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import commit, git, make_repo
 from worktree_coord.check import left_behind
-from worktree_coord.check.left_behind import (_broken_uses, _merged_reader, _task_changes, left_behind_at_merge,
+from worktree_coord.check.left_behind import (_broken_uses, _merged_reader, task_changes_kept, left_behind_at_merge,
                                               source_reader)
 from worktree_coord.gitrepo.repository import GitRepo
 from worktree_coord.merge import check_tree_merge
@@ -183,7 +183,7 @@ def _rows(changes) -> list[tuple]:
 def test_the_tasks_changes_from_the_checks_walk_are_git_changes(tmp_path: Path) -> None:
     repo, pin, tip = _every_kind_of_change(tmp_path / "repo")
     index = MergeIndex()
-    assert _rows(_task_changes(repo, pin, tip, index)) == _rows(repo.changes(pin, tip))
+    assert _rows(task_changes_kept(repo, pin, tip, index)) == _rows(repo.changes(pin, tip))
     # Without the kind change (the walk lists a file made a symlink as added alone), the walk answers.
     root = make_repo(tmp_path / "plain", {"a.py": "A = 1\n", "d/e.py": "E = 1\n"})
     pin = git(root, "rev-parse", "HEAD")
@@ -197,7 +197,7 @@ def test_the_tasks_changes_from_the_checks_walk_are_git_changes(tmp_path: Path) 
         return real(self, old, new)
     GitRepo.changes = counted
     try:
-        assert _rows(_task_changes(plain, pin, tip, index)) == _rows(real(plain, pin, tip))
+        assert _rows(task_changes_kept(plain, pin, tip, index)) == _rows(real(plain, pin, tip))
     finally:
         GitRepo.changes = real
     assert calls == []

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tests.merge.drains import drain_of
 from tests.merge.test_drain_imports_property import CHANGES, KEEP, PIN, SHADOW, TAKE_AWAY, USES
 from worktree_coord.check import left_behind
-from worktree_coord.check.left_behind import (_broken_uses, _mentioning_from_tables, _merged_reader, _task_changes,
+from worktree_coord.check.left_behind import (_broken_uses, _mentioning_from_tables, _merged_reader, task_changes_kept,
                                               source_reader)
 from worktree_coord.gitrepo.repository import GitRepo
 from worktree_coord.merge import check_tree_merge
@@ -38,7 +38,7 @@ def _look(git: GitRepo, base: str, task: str, merged: str, kept: bool) -> tuple[
     partial: list[str] = []
     index = shared_index(index_folder(git.repo))
     if kept:
-        changes, reader, grep = _task_changes(git, base, task, index), _merged_reader(git, base, merged, index), \
+        changes, reader, grep = task_changes_kept(git, base, task, index), _merged_reader(git, base, merged, index), \
             _mentioning_from_tables(git, base)
     else:
         changes, reader, grep = git.changes(base, task), source_reader(git), git.files_mentioning

@@ -14,7 +14,7 @@ import posixpath
 import re
 import warnings
 from functools import lru_cache
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from ..errors import UsageError
 
@@ -139,21 +139,30 @@ _WILD = re.compile(r"(/?)([A-Za-z0-9._@+,=%~*?-]+)")
 
 def _plain_test(glob: str) -> Callable[[str], bool] | None:
     """A string test giving gitignore's answer for `glob`, or None when the glob is not one of the
-    plain shapes. gitignore's rules used: a glob with a `/` before its end is anchored at the root,
-    one without matches a name at any depth, and a matched name is a file or a folder whose whole
-    content then matches; `*` and `?` never match `/`."""
+    plain shapes (`_plain_shape`)."""
+    shape = _plain_shape(glob)
+    if shape is None:
+        return None
+    return _Plain([shape]).match
+
+
+def _plain_shape(glob: str) -> tuple[str, Any] | None:
+    """What string test gives gitignore's answer for `glob`: ("under", "a/b/") a path starting so,
+    ("at", "a/b") that path or one under it, ("name", "x") a path holding that name at any depth,
+    ("test", function) another test; None when the glob is not one of the plain shapes.
+    gitignore's rules used: a glob with a `/` before its end is anchored at the root, one without
+    matches a name at any depth, and a matched name is a file or a folder whose whole content then
+    matches; `*` and `?` never match `/`."""
     plain = _PLAIN.fullmatch(glob)
     if plain is not None:
         lead, body, all_under = plain.groups()
         if any(name in (".", "..") for name in body.split("/")):
             return None
         if all_under:
-            inside = body + "/"
-            return lambda path: path.startswith(inside)
+            return ("under", body + "/")
         if lead or "/" in body:
-            inside = body + "/"
-            return lambda path: path == body or path.startswith(inside)
-        return lambda path: body in path.split("/")
+            return ("at", body)
+        return ("name", body)
     wild = _WILD.fullmatch(glob)
     if wild is None or "**" in glob:
         return None
@@ -161,8 +170,27 @@ def _plain_test(glob: str) -> Callable[[str], bool] | None:
     if name in (".", ".."):
         return None
     if lead:
-        return lambda path: fnmatch.fnmatchcase(path.split("/", 1)[0], name)
-    return lambda path: any(fnmatch.fnmatchcase(part, name) for part in path.split("/"))
+        return ("test", lambda path: fnmatch.fnmatchcase(path.split("/", 1)[0], name))
+    return ("test", lambda path: any(fnmatch.fnmatchcase(part, name) for part in path.split("/")))
+
+
+class _Plain:
+    """The plain globs of one list as one test: a path's prefixes by one `startswith` of a tuple,
+    exact paths and names at any depth by set lookups, the wildcard names one test each (a
+    boundary's ~20 reserved globs were ~20 calls a path; the queue asks it of every path a task
+    changed, at each merge)."""
+
+    def __init__(self, shapes: list[tuple[str, Any]]) -> None:
+        self.prefixes = tuple(v for kind, v in shapes if kind == "under") + tuple(v + "/" for kind, v in shapes
+                                                                                if kind == "at")
+        self.exact = frozenset(v for kind, v in shapes if kind == "at")
+        self.names = frozenset(v for kind, v in shapes if kind == "name")
+        self.tests = tuple(v for kind, v in shapes if kind == "test")
+
+    def match(self, path: str) -> bool:
+        return (path in self.exact or path.startswith(self.prefixes)
+                or bool(self.names) and not self.names.isdisjoint(path.split("/"))
+                or any(test(path) for test in self.tests))
 
 
 @lru_cache(maxsize=512)
@@ -172,18 +200,21 @@ def _matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
     order of the globs decides."""
     if any(glob.startswith("!") for glob in globs):
         return _spec(globs).match_file
-    tests: list[Callable[[str], bool]] = []
+    shapes: list[tuple[str, Any]] = []
     rest: list[str] = []
     for glob in globs:
-        test = _plain_test(glob)
-        if test is None:
+        shape = _plain_shape(glob)
+        if shape is None:
             rest.append(glob)
         else:
-            tests.append(test)
-    spec = _spec(tuple(rest)).match_file if rest else None
+            shapes.append(shape)
+    plain = _Plain(shapes).match
+    if not rest:
+        return plain
+    spec = _spec(tuple(rest)).match_file
 
     def match(path: str) -> bool:
-        return any(test(path) for test in tests) or (spec is not None and spec(path))
+        return plain(path) or spec(path)
     return match
 
 

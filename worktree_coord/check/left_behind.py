@@ -1352,7 +1352,7 @@ def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str,
     from ..merge.checks.merge_index import index_folder, shared_index
 
     kept = shared_index(index_folder(git.repo))
-    changes = _task_changes(git, base, task_commit, kept)
+    changes = task_changes_kept(git, base, task_commit, kept)
     partial: list[str] = []
     try:
         found = _broken_uses(changes, git.read_blob, base, _mentioning_from_tables(git, base),
@@ -1372,10 +1372,10 @@ def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str,
             for f in found]
 
 
-def _task_changes(git: GitRepo, base: str, task_commit: str, kept: Any) -> list[Change]:
+def task_changes_kept(git: GitRepo, base: str, task_commit: str, kept: Any) -> list[Change]:
     """`git.changes(base, task_commit)`, from the walk of the same two trees the merge's own check
-    made (merge.tree.task_changes, kept in the merge index `kept`): one walk of the task's trees a
-    merge, not two. A path whose kind the task changed (a file made a symlink), which that walk
+    makes (merge.tree.task_changes, kept in the merge index `kept`): one walk of the task's trees a
+    merge, not three (the queue's boundary checked again, the check, this look). A path whose kind the task changed (a file made a symlink), which that walk
     lists as added alone, sends the whole question to `git.changes`, which lists both sides."""
     import pygit2
 

@@ -479,24 +479,33 @@ class CoordinatorBase:
         """The store as the machine's port registry names it (a SQLite file's real path)."""
         return self.store.location if "://" in self.store.location else os.path.realpath(self.store.location)
 
-    def _release_ports(self, run_id: str, task_id: str) -> None:
-        """Give the task's range back to the machine's port registry (the task ended, or its start
-        rolled back). The range: as prepared, else the block the store recorded."""
-        rows = self.store.task_contexts(run_id, task_id)
-        if not rows:
+    def _release_ports(self, run_id: str, *task_ids: str) -> None:
+        """Give the tasks' ranges back to the machine's port registry (each task ended, or its start
+        rolled back), under one taking of the registry's lock (a drain's merged tasks). A task's
+        range: as prepared, else the block the store recorded."""
+        if not task_ids:
             return
-        ports = rows[0]["data"].get("prepared", {}).get("ports")
-        if ports:
-            first, last = int(ports["base"]), int(ports["last"])
-        else:
-            setup = self.config.worktree_setup
-            if rows[0].get("port_block") is None or setup is None or not setup.ports:
-                return
-            first = setup.port_base + int(rows[0]["port_block"]) * setup.ports
-            last = first + setup.ports - 1
-        from ..store.port_registry import release
+        wanted = set(task_ids)
+        rows = self.store.task_contexts(run_id, task_ids[0] if len(task_ids) == 1 else None)
+        blocks: list[tuple[str, str, int, int]] = []
+        for row in rows:
+            if row["task_id"] not in wanted:
+                continue
+            ports = row["data"].get("prepared", {}).get("ports")
+            if ports:
+                first, last = int(ports["base"]), int(ports["last"])
+            else:
+                setup = self.config.worktree_setup
+                if row.get("port_block") is None or setup is None or not setup.ports:
+                    continue
+                first = setup.port_base + int(row["port_block"]) * setup.ports
+                last = first + setup.ports - 1
+            blocks.append((run_id, row["task_id"], first, last))
+        if not blocks:
+            return
+        from ..store.port_registry import release_many
 
-        release(self._port_store(), run_id, task_id, first, last, timeout=self.config.lock_timeout)
+        release_many(self._port_store(), blocks, timeout=self.config.lock_timeout)
 
     def _worktree_problems(self, task: TaskRecord, path: Path) -> list[dict[str, str]]:
         """Tampering that makes committing in the worktree unsafe: a rewritten .git file, a switched branch."""

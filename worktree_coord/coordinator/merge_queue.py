@@ -312,25 +312,22 @@ class Package:
 def drain_order(tasks: Sequence[TaskRecord], packages: Sequence[Package]) -> list[TaskRecord]:
     """Merge order: a task owning a package that another task's package depends on goes first; ties
     (and tasks without packages) by finish time, then name. Cycles fall back to that tie order."""
-    import networkx as nx  # only a drain needs the graph
-
     owners: dict[str, set[str]] = {}
     for task in tasks:
         for package in packages:
             if _owns_package(task, package):
                 owners.setdefault(package.name, set()).add(task.task_id)
+    by_name = {p.name: p for p in packages}
+    edges = [(first, later) for package in packages for dependency in package.depends_on if dependency in by_name
+             for first in owners.get(dependency, ()) for later in owners.get(package.name, ()) if first != later]
+    rank = {t.task_id: (t.finished_at or t.updated_at, t.task_id) for t in tasks}
+    if not edges:   # the tie order alone: what the sort below gives a graph without edges, without networkx
+        return sorted(tasks, key=lambda t: rank[t.task_id])
+    import networkx as nx  # only a drain whose tasks' packages depend on each other needs the graph
+
     graph = nx.DiGraph()
     graph.add_nodes_from(t.task_id for t in tasks)
-    by_name = {p.name: p for p in packages}
-    for package in packages:
-        for dependency in package.depends_on:
-            if dependency not in by_name:
-                continue
-            for first in owners.get(dependency, ()):
-                for later in owners.get(package.name, ()):
-                    if first != later:
-                        graph.add_edge(first, later)
-    rank = {t.task_id: (t.finished_at or t.updated_at, t.task_id) for t in tasks}
+    graph.add_edges_from(edges)
     while True:
         try:
             order = list(nx.lexicographical_topological_sort(graph, key=lambda n: rank[n]))

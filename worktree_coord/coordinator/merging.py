@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..boundary.globs import matches
 from ..store import leases
 from ..crashpoints import crash_point
-from ..errors import EXIT_INTERNAL, BusyError, LookUnanswered, StateError, UsageError, WtcError
+from ..errors import EXIT_INTERNAL, BusyError, ConfigError, LookUnanswered, StateError, UsageError, WtcError
 from ..events import wants
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..model import RunRecord, TaskRecord, TaskState
@@ -38,12 +38,15 @@ from .base import CoordinatorBase, outcome_of, staged
 if TYPE_CHECKING:
     from . import merge_queue as queue
     from .verification import VerifyResult
+    from ..gitrepo.repository import Change
     from ..integrate import IntegrationResult
     from ..merge.result import SemanticFinding
 
 # How many times a verified merge (or batch) is built and verified again because integration moved
 # while it was verified, before giving up with exit 4: each round costs a whole verification.
 VERIFIED_RACES = 8
+# The root manifests a workspace of packages is read from (npm/yarn/pnpm, Cargo, uv), in that order.
+_WORKSPACE_ROOTS = ("package.json", "Cargo.toml", "pyproject.toml")
 PACKAGES_CACHE = "packages-v1"   # <wtc dir>/cache/packages-v1-<pin>.json: a pin's workspace packages (`_packages`)
 
 # Notes a conflict writes (below): a finish after `task update` carries its earlier result's notes,
@@ -122,8 +125,10 @@ class MergeOperations(CoordinatorBase):
             return self._record_rejected_at_merge(run, task, violations)
         return None
 
-    def _record_outcome(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> TaskFinished:
-        """A direct merge's outcome recorded (once the ref holds it, for a merge)."""
+    def _record_outcome(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult, *,
+                        ports_released: bool = False) -> TaskFinished:
+        """A direct merge's outcome recorded (once the ref holds it, for a merge); `ports_released`:
+        a merged task's ports were given back already (a drain gives back all of its at once)."""
         from ..integrate import IntegrationState
         if outcome.state is IntegrationState.CONFLICT:
             return self._record_conflict(run, task, outcome)
@@ -131,7 +136,7 @@ class MergeOperations(CoordinatorBase):
                                    path=outcome.path.value, resolved=list(outcome.resolved),
                                    resolutions=dict(outcome.resolutions),
                                    already=outcome.state is IntegrationState.ALREADY_MERGED,
-                                   findings=self._findings(run, task, outcome))
+                                   findings=self._findings(run, task, outcome), ports_released=ports_released)
 
     def _prepare_remote_merge(self, run: RunRecord, task: TaskRecord, onto: str | None = None) -> None:
         """What merging a remote run's task needs in this clone: the task's commits (finished on
@@ -159,10 +164,28 @@ class MergeOperations(CoordinatorBase):
         head, since = task.head, task.result.get("since")
         if not head or not since or not self.git.has_commit(head):
             return []
-        report = boundaries.check_changes_following_moves(self.git.changes(since, head), task.boundary,
+        report = boundaries.check_changes_following_moves(self._task_changes(run, task, since, head), task.boundary,
                                                           self.git.read_blob, lambda: self.git.submodule_paths(head),
                                                           self._moves_taken_in(run, since))
         return [v.to_json() for v in report.violations]
+
+    def _task_changes(self, run: RunRecord, task: TaskRecord, since: str, head: str) -> list[Change]:
+        """`git.changes(since, head)`: what the task changed. When those are the two commits the
+        merge's checks walk (the pin and the commit that merges: no reserved edits, no update taken
+        in) and a check runs, from that walk, made now and kept in the merge index for them
+        (check.left_behind.task_changes_kept): one walk of the task's trees a merge, not two."""
+        from ..merge.result import SemanticMode
+
+        try:
+            checked = self._semantic_mode(run) is not SemanticMode.OFF or self._left_behind_mode(run) is not SemanticMode.OFF
+        except ConfigError:
+            checked = False   # the pin's rules do not read: the merge says so itself, after this check
+        if since != run.base or head != self._mergeable(task) or not checked:
+            return self.git.changes(since, head)
+        from ..check.left_behind import task_changes_kept
+        from ..merge.checks.merge_index import index_folder, shared_index
+
+        return task_changes_kept(self.git, since, head, shared_index(index_folder(self.git.repo)))
 
     def _record_rejected_at_merge(self, run: RunRecord, task: TaskRecord,
                                   violations: list[dict[str, Any]]) -> TaskFinished:
@@ -380,7 +403,7 @@ class MergeOperations(CoordinatorBase):
                        new_tip: str, *, path: str, resolved: list[str], already: bool,
                        resolutions: dict[str, str] | None = None,
                        verification: dict[str, Any] | None = None,
-                       findings: list[dict[str, Any]] | None = None) -> TaskFinished:
+                       findings: list[dict[str, Any]] | None = None, ports_released: bool = False) -> TaskFinished:
         merge_info = {"merge_commit": merge_commit, "old_tip": old_tip, "new_tip": new_tip, "path": path,
                       "resolved": resolved, "at": time.time(), "already": already}
         if resolutions:
@@ -401,7 +424,7 @@ class MergeOperations(CoordinatorBase):
                                result=result.to_json() | self._carry(task), holder=self._fence(run.run_id, task.task_id))
         crash_point("merge.after_record")
         self.store.log_event(run.run_id, task.task_id, "task.merged", merge_info)
-        self._drop_worktree(task)
+        self._drop_worktree(task, ended=not ports_released)
         self.reporter.event("task.merged", run=run.run_id, task=task.task_id, commit=new_tip)
         self.reporter.event("task.closed", run=run.run_id, task=task.task_id, state=TaskState.MERGED.value,
                             started_at=task.created_at, files=len(task.result.get("changed", [])), commit=new_tip)
@@ -713,6 +736,10 @@ class MergeOperations(CoordinatorBase):
                 outcomes = [(task, None, task) for task, _ in built]   # integration moved: each alone
             built.clear()
             drain = None
+            # The merged tasks' ports go back to the machine in one taking of its registry's lock,
+            # before their records (as each task's own release goes before its record).
+            self._release_ports(run.run_id, *(task.task_id for task, outcome, _ in outcomes
+                                              if outcome is not None and outcome.state is not IntegrationState.CONFLICT))
             for task, outcome, again in outcomes:
                 if again is not None:
                     with self._stage("merge", run=run.run_id, task=task.task_id) as out:
@@ -720,7 +747,7 @@ class MergeOperations(CoordinatorBase):
                         out.update(outcome_of(result))
                 else:
                     assert outcome is not None
-                    result = self._record_outcome(run, task, outcome)
+                    result = self._record_outcome(run, task, outcome, ports_released=True)
                 results.append(result)
                 self.reporter.event("merge.progress", run=run.run_id, task=task.task_id, state=result.state,
                                     done=len(results), total=len(waiting))
@@ -808,23 +835,27 @@ class MergeOperations(CoordinatorBase):
         return packages
 
     def _read_packages(self, run: RunRecord) -> list[queue.Package]:
+        wanted = {"package.json", "Cargo.toml", "pyproject.toml", "pnpm-workspace.yaml"}
+        manifests = [path for path in self.git.tree_paths(run.base)
+                     if posixpath.basename(path) in wanted and "node_modules/" not in path]
+        if not set(manifests) & set(_WORKSPACE_ROOTS):
+            # No workspace's root manifest at the top: no packages, so consolidate/ (and networkx,
+            # ~0.8 s of a first drain's CPU) is not imported and no manifest is copied out.
+            return []
         import tempfile
         from . import merge_queue as queue
         from ..consolidate import discover_workspace
         from ..consolidate.intent import Ecosystem
 
-        wanted = {"package.json", "Cargo.toml", "pyproject.toml", "pnpm-workspace.yaml"}
         with tempfile.TemporaryDirectory(prefix="wtc-packages-") as tmp:
-            for path in self.git.tree_paths(run.base):
-                if posixpath.basename(path) in wanted and "node_modules/" not in path:
-                    data = self.git.file_at(run.base, path)
-                    if data is not None:
-                        target = Path(tmp) / path
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        target.write_bytes(data)
+            for path in manifests:
+                data = self.git.file_at(run.base, path)
+                if data is not None:
+                    target = Path(tmp) / path
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(data)
             packages: list[queue.Package] = []
-            for ecosystem, manifest in ((Ecosystem.NPM, "package.json"), (Ecosystem.CARGO, "Cargo.toml"),
-                                        (Ecosystem.UV, "pyproject.toml")):
+            for ecosystem, manifest in zip((Ecosystem.NPM, Ecosystem.CARGO, Ecosystem.UV), _WORKSPACE_ROOTS):
                 if not (Path(tmp) / manifest).is_file():
                     continue
                 try:

@@ -65,7 +65,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from .. import filelock
 from ..config import user_state_dir
@@ -353,14 +353,54 @@ def lease_held(lease: PortLease) -> bool:
 def release(store: str, run: str, task: str, first: int, last: int, *, timeout: float) -> None:
     """Unlink the holder's names in `first`..`last` (its task's worktree is gone, or its start rolled
     back). Nothing to do, and no lock taken, when no name there is the holder's."""
+    release_many(store, [(run, task, first, last)], timeout=timeout)
+
+
+def release_many(store: str, blocks: Sequence[tuple[str, str, int, int]], *, timeout: float) -> None:
+    """`release` of several holders' ranges, (run, task, first, last) each (the tasks one drain
+    merged), under one taking of the lock; no lock when no name of them is its holder's."""
     folder = leases_folder()
-    mine = [port for port in range(first, last + 1) if _holder_at(folder / str(port), store, run, task)]
-    if not mine:
+    if not any(_holders_names(folder, store, *block) for block in blocks):
         return
     with _lock(folder.parent, timeout):
-        for port in mine:
-            if _holder_at(folder / str(port), store, run, task):   # again, under the lock
-                os.unlink(folder / str(port))
+        for block in blocks:
+            for port in _holders_names(folder, store, *block):   # again, under the lock
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(folder / str(port))
+
+
+def _holders_names(folder: Path, store: str, run: str, task: str, first: int, last: int) -> list[int]:
+    """The ports in `first`..`last` whose name holds the lease of (store, run, task). A lease's
+    names are links of one file: each file is read once, from the first of its names met, and kept
+    open while the others are told by their inode (an open file's inode cannot be reused), so a
+    range costs one read and a stat a port, not a read a port."""
+    held: dict[tuple[int, int], bool] = {}
+    opened: list[int] = []
+    mine: list[int] = []
+    try:
+        for port in range(first, last + 1):
+            name = str(folder / str(port))
+            try:
+                status = os.stat(name)
+            except OSError:
+                continue
+            key = (status.st_dev, status.st_ino)
+            if key not in held:
+                try:
+                    descriptor = os.open(name, os.O_RDONLY)
+                except OSError:
+                    continue
+                opened.append(descriptor)
+                status = os.fstat(descriptor)   # the file read (the name may link another since the stat)
+                key = (status.st_dev, status.st_ino)
+                found = _read_lease_from(descriptor)
+                held[key] = found is not None and found.lease.holds(store, run, task)
+            if held[key]:
+                mine.append(port)
+    finally:
+        for descriptor in opened:
+            os.close(descriptor)
+    return mine
 
 
 def recorded_leases(state: Path | None = None) -> list[PortLease]:
@@ -513,11 +553,6 @@ def _remove_unreadable(folder: Path, port: int, timeout: float) -> bool:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(name)
     return now is not False
-
-
-def _holder_at(name: Path, store: str, run: str, task: str) -> bool:
-    found = _read_lease(name)
-    return found is not None and found.lease.holds(store, run, task)
 
 
 def _read_lease(name: Path) -> _Found | None:

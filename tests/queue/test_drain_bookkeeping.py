@@ -1,0 +1,133 @@
+"""What `wtc merge` pays around each merge besides the merge and its checks: the task's changes
+walked once for the boundary checked again and the checks, no graph library for a drain whose
+tasks' packages do not depend on each other, the drain's records (docs/architecture.md, "Cost of
+a merge": the queue's own cost)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import git, make_repo, write
+from worktree_coord.coordinator import Coordinator
+from worktree_coord.gitrepo.repository import GitRepo
+from worktree_coord.model import TaskState
+
+PY_FILES = {f"pkg/{name}/mod.py": f"def {name}_f(x):\n    return x + 1\n" for name in ("a", "b", "c", "d")}
+
+
+def _finished(repo: Path, names: tuple[str, ...]) -> None:
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        for name in names:
+            wt = Path(coord.start_task("r1", name, [f"pkg/{name}/**"]).worktree)
+            write(wt, {f"pkg/{name}/mod.py": f"def {name}_f(x):\n    return x + 2\n",
+                       f"pkg/{name}/new.py": f"from .mod import {name}_f\n\nVALUE = {name}_f(1)\n"})
+            assert coord.finish_task("r1", name, merge=False).state == "finished"
+
+
+def test_a_drain_walks_each_task_s_trees_once_and_still_refuses_commits_outside_the_boundary(tmp_path, monkeypatch):
+    """The boundary checked again at the merge reads the task's changes from the walk the merge's
+    checks make of the same two trees (kept in the merge index), not from a diff of its own; a task
+    whose recorded commit leaves its boundary is still refused while the others merge."""
+    repo = make_repo(tmp_path / "repo", PY_FILES)
+    _finished(repo, ("a", "b", "c"))
+    with Coordinator(repo) as coord:   # a sandbox that recorded itself finished with a commit outside its boundary
+        wt = Path(coord.start_task("r1", "d", ["pkg/d/**"]).worktree)
+        write(wt, {"pkg/a/other.py": "X = 1\n"})
+        git(wt, "add", "-A")
+        git(wt, "commit", "-qm", "outside")
+        head = git(wt, "rev-parse", "HEAD")
+        pin = git(repo, "rev-parse", "main")
+        coord.store.update_task("r1", "d", state=TaskState.FINISHED, head=head, result={"run": "r1", "task": "d", "since": pin, "mergeable": head})
+    diffs: list[tuple[str, str]] = []
+    real = GitRepo.changes
+
+    def counted(self: GitRepo, old: str, new: str):  # type: ignore[no-untyped-def]
+        diffs.append((old, new))
+        return real(self, old, new)
+
+    monkeypatch.setattr(GitRepo, "changes", counted)
+    with Coordinator(repo) as coord:
+        report = coord.merge("r1")
+    states = {row["task"]: row["state"] for row in report.tasks}
+    assert states == {"a": "merged", "b": "merged", "c": "merged", "d": "rejected"}, report.tasks
+    assert diffs == [], "each task's changes walked once, by the merge's checks"
+    assert git(repo, "show", "wtc/r1/integration:pkg/c/mod.py") == "def c_f(x):\n    return x + 2"
+    assert git(repo, "ls-tree", "--name-only", "wtc/r1/integration", "pkg/a/") == "pkg/a/mod.py\npkg/a/new.py"
+
+
+def test_a_drain_of_tasks_without_workspace_packages_loads_no_graph_library(tmp_path):
+    """A repository with no workspace root manifest has no packages to order by: the drain merges
+    in finish order without importing consolidate/'s workspace reading or networkx (~0.8 s of
+    CPU of a process's first drain)."""
+    repo = make_repo(tmp_path / "repo", PY_FILES)
+    _finished(repo, ("c", "a", "b"))
+    probe = ("import sys\n"
+             "from worktree_coord.coordinator import Coordinator\n"
+             f"with Coordinator({str(repo)!r}) as coord:\n"
+             "    report = coord.merge('r1')\n"
+             "print([row['task'] for row in report.tasks], [row['state'] for row in report.tasks])\n"
+             "print(sorted(m for m in ('networkx', 'worktree_coord.consolidate.graph') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    order, loaded = done.stdout.splitlines()
+    assert order == "['c', 'a', 'b'] ['merged', 'merged', 'merged']"
+    assert loaded == "[]"
+
+
+def _state() -> Path:
+    from worktree_coord.config import user_state_dir
+
+    return user_state_dir()
+
+
+def test_a_drain_gives_its_merged_tasks_ports_back_under_one_taking_of_the_registry_lock(tmp_path, monkeypatch):
+    """Each merged task's range goes back to the machine (its names unlinked), in one taking of the
+    port registry's lock for the whole drain, not one a task; a live task's range stays held."""
+    from worktree_coord import filelock
+
+    repo = make_repo(tmp_path / "repo", PY_FILES)
+    _finished(repo, ("a", "b", "c"))
+    with Coordinator(repo) as coord:
+        live = coord.start_task("r1", "d", ["pkg/d/**"])
+        held = {row["task_id"]: range(row["data"]["prepared"]["ports"]["base"], row["data"]["prepared"]["ports"]["last"] + 1)
+                for row in coord.store.task_contexts("r1")}
+    assert all((_state() / "ports" / str(port)).exists() for ports in held.values() for port in ports)
+    locks: list[str] = []
+    real = filelock.exclusive
+
+    def counted(path, **kwargs):  # type: ignore[no-untyped-def]
+        locks.append(Path(path).name)
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(filelock, "exclusive", counted)
+    with Coordinator(repo) as coord:
+        assert [row["state"] for row in coord.merge("r1").tasks] == ["merged"] * 3
+    assert locks.count("ports.lock") == 1
+    assert not any((_state() / "ports" / str(port)).exists() for task in "abc" for port in held[task])
+    assert all((_state() / "ports" / str(port)).exists() for port in held["d"]), live
+
+
+def test_a_release_keeps_a_name_in_the_range_that_links_another_lease(tmp_path):
+    """A range's names are read by file, the others told by inode: a name in the holder's range that
+    links another holder's lease file is not the holder's, and stays."""
+    import json
+    import os
+
+    from worktree_coord.store.port_registry import release_many
+
+    repo = make_repo(tmp_path / "repo", PY_FILES)
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        ports = coord.start_task("r1", "a", ["pkg/a/**"]).prepared["ports"]
+        store = os.path.realpath(coord.store.location)
+    first, last = ports["base"], ports["last"]
+    folder = _state() / "ports"
+    other = json.loads((folder / str(first + 3)).read_bytes()) | {"task": "other", "token": "t-other"}
+    (tmp_path / "other").write_text(json.dumps(other))
+    os.unlink(folder / str(first + 3))
+    os.link(tmp_path / "other", folder / str(first + 3))
+    release_many(store, [("r1", "a", first, last)], timeout=5)
+    assert sorted(os.listdir(folder)) == [str(first + 3)]
