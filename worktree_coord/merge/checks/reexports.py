@@ -132,6 +132,14 @@ def _named(bound: str, names: "set[bytes] | frozenset[bytes]") -> bool:
     return any(n.decode("utf-8", "replace") == bound for n in names)
 
 
+def _dotted_after(data: bytes, bound: str) -> list[list[str]]:
+    """The paths of names read through `bound` in `data`, less the last (the member read):
+    [['sub']] of `lib.sub.parse()`; none of `lib.parse()`."""
+    found = {match.group(1) for match in re.finditer(
+        rb"(?<![\w$.])" + re.escape(bound.encode()) + rb"((?:\s*\.\s*[A-Za-z_$][\w$]*)+)\s*\.\s*[A-Za-z_$]", data)}
+    return [[part.strip().decode() for part in path.split(b".")[1:]] for path in sorted(found)]
+
+
 def kept_rules(rules: SemanticRules) -> bool:
     """Whether what an import of `rules`' language resolves to may be kept across checks
     (`_lead_keys` answers for it)."""
@@ -449,6 +457,25 @@ class ReExports:
                         found += self.whole_modules(target, name, depth + 1, seen)
         return found
 
+    def modules_through(self, module: str, importer: str, parts: Iterable[str]) -> list[tuple[str, str]]:
+        """The (file binding it, module) pairs a path of names read through a module bound whole
+        leads to: `lib.sub` after `import * as lib from './lib'`, where lib/index.ts passes `sub`
+        on whole (`export * as sub from './sub'`): [('lib/index.ts', './sub')]. Each part is a
+        whole module the one before binds (whole_modules); [] where one is not."""
+        found = [(importer, module)]
+        for part in parts:
+            step: list[tuple[str, str]] = []
+            for binder, bound in found:
+                profile = _profile(binder)
+                if profile is None:
+                    continue
+                for target in self.locate(bound, binder, profile.semantic):
+                    step += self.whole_modules(target, part)
+            found = step
+            if not found:
+                break
+        return found
+
     def _stars_may_pass(self, path: str, symbols: Symbols, name: str, rules: SemanticRules) -> bool:
         """Whether one of the file's star re-exports may pass `name` on: a module it cannot find, a
         file of the merge, or one that spells the name or passes whole modules on itself. When none
@@ -675,7 +702,7 @@ class ReExports:
         given = given if isinstance(given, (set, frozenset)) else frozenset(given)
         wanted: list[str] | None = None   # sorted, decoded: the names a whole module may pass on
         out: set[str] = set()
-        for _, name, bound, direct, targets in leading:
+        for module_name, name, bound, direct, targets in leading:
             if name is None:
                 # A star import (`from pkg import *`, then a bare `B()`) or a module imported whole
                 # (`import pkg`, used as `pkg.parse()`): any of the names may be read through it.
@@ -699,6 +726,14 @@ class ReExports:
                     # A module the chain binds whole (`export {LineUtil}` of `import * as LineUtil`):
                     # a use of its member (`LineUtil.clipSegment()`) may mean the module's file.
                     for binder, module in self.whole_modules(target, name):
+                        out.update(file for file in self.locate(module, binder, _profile(binder).semantic)
+                                   if file in self._merge.files)
+            if bound is not None and rules.module_separator != ".":
+                # Modules passed on whole read through the one bound (`lib.sub.parse()` after
+                # `import * as lib from './lib'`, lib/index.ts's `export * as sub from './sub'`):
+                # a use of the last one's member may mean its file.
+                for parts in _dotted_after(self._merge.files[user].merged or b"", bound):
+                    for binder, module in self.modules_through(module_name, user, ([name] if name else []) + parts):
                         out.update(file for file in self.locate(module, binder, _profile(binder).semantic)
                                    if file in self._merge.files)
         return frozenset(out)
@@ -794,7 +829,7 @@ class ReExports:
             entries += [(module, None, None) for module in symbols.star_modules]
             for item in symbols.imports:
                 if item.name is None and item.scope is None:
-                    entries.append((item.module, None, None))
+                    entries.append((item.module, None, item.bound))   # (`lib` of `import * as lib`)
                 elif item.name is not None:
                     entries.append((item.module, item.name, item.bound))
                 # (A module imported inside a function, `def test(): import sympy`, binds the module's

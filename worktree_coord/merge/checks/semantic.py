@@ -1036,6 +1036,18 @@ class _Check:
                 if module is not None:
                     yield from self.imported_from(module, name, path, rules)
                     return
+            if imported is None and separator != "." and "." in receiver and rules.module_files:
+                # A module a barrel passes on whole, read through the barrel bound whole (`import *
+                # as lib from './lib'`, lib/index.ts's `export * as sub from './sub'`, then
+                # `lib.sub.parse()`) or by name (`import {ns} from './lib'; ns.sub.parse()`): the
+                # member is the last module's (trust-left12's note: a rename of parse passed).
+                head, *rest = (part.strip() for part in receiver.split("."))
+                through = _visible_import(merged, head, reference)
+                if through is not None and not reference.scopes & merged.local.get(head, set()):
+                    for binder, module in self.reexports.modules_through(
+                            through.module, path, ([through.name] if through.name else []) + rest):
+                        yield from self.imported_from(module, name, binder, rules)
+                    return
             if imported is None and rules.namespaces and _QUALIFIED.fullmatch(receiver) \
                     and not reference.scopes & merged.local.get(receiver.split(".", 1)[0], set()) \
                     and not any(merged.binds(reference.container[:depth], receiver.split(".", 1)[0])
