@@ -87,6 +87,21 @@ STARRED: tuple[str, ...] = ("<star>",)
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 _QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")   # a receiver that names a type or namespace (C#'s `N.T`)
 _LEADING_NAME = re.compile(r"[A-Za-z_]\w*")   # a receiver that is one name: a crate's, in a Rust path call
+_CONSTRUCTED = re.compile(r"new\s+([A-Za-z_][\w.\s]*?)\s*(?:<[^()]*>\s*)?\(")
+
+
+def constructed_type(receiver: str) -> str | None:
+    """The class a receiver that is an object just made makes (`new Store()`, `new Acme.Core.Store(1)`,
+    `new Box<int>()`), spelled without spaces; None for any other receiver (`new Store().Other()`)."""
+    found = _CONSTRUCTED.match(receiver)
+    if found is None or not receiver.endswith(")"):
+        return None
+    depth = 0
+    for at in range(found.end() - 1, len(receiver)):
+        depth += {"(": 1, ")": -1}.get(receiver[at], 0)
+        if depth == 0:
+            return re.sub(r"\s+", "", found.group(1)) if at == len(receiver) - 1 else None
+    return None
 _EXCERPT_LINES = 6
 _FEW_REMOVALS = 256    # up to this many removals, a file is searched for each (else its words are scanned)
 
@@ -1048,6 +1063,12 @@ class _Check:
                             through.module, path, ([through.name] if through.name else []) + rest):
                         yield from self.imported_from(module, name, binder, rules)
                     return
+            if imported is None and rules.namespaces and receiver.split(".", 1)[0] != (
+                    spelled := namespaces.unaliased(self.namespace_facts(path, "merged"), receiver)).split(".", 1)[0] \
+                    and not reference.scopes & merged.local.get(receiver.split(".", 1)[0], set()):
+                # C#: `X.F()` after `using X = N.T;` is `N.T.F()` (trust-left12's note)
+                yield from self.targets(path, dataclasses.replace(reference, receiver=spelled), merged)
+                return
             if imported is None and rules.namespaces and _QUALIFIED.fullmatch(receiver) \
                     and not reference.scopes & merged.local.get(receiver.split(".", 1)[0], set()) \
                     and not any(merged.binds(reference.container[:depth], receiver.split(".", 1)[0])
@@ -1062,10 +1083,18 @@ class _Check:
                 # JsonTextReader.Async.cs, the property JsonTextReader.cs defines: Newtonsoft.Json
                 # 2d5eba55 renamed the class PropertyNameTable). (A type of the file's own is one of
                 # them, its other parts in other files too: a partial class.)
-                last = receiver.rsplit(".", 1)[-1]
+                parts = tuple(receiver.split("."))
                 for other in [path] + self.package_files(path):
-                    yield (other, (last,), name)
+                    # (`Outer.Inner.F()`: a member of the type Inner nested in Outer, trust-left12's note)
+                    for depth in range(1, len(parts) + 1):
+                        yield (other, parts[-depth:], name)
                     yield (other, (), name)
+                return
+            constructed = constructed_type(receiver) if rules.namespaces or rules.package_types else None
+            if constructed is not None:
+                # A member of an object just made (`new Store().Get(2)`): its class's, as of a local
+                # of that declared type (trust-left12's note: C# followed `Store s` and `Store.Get`).
+                yield from self.type_targets(path, reference, merged, rules, constructed)
                 return
             if imported is None:
                 if rules.package_roots and not own_type and _LEADING_NAME.fullmatch(receiver) \
@@ -1157,9 +1186,17 @@ class _Check:
             # its class is then not sure wherever the call stands.
             return
         typed = merged.local_types[receiver].get(next(iter(scopes)) if scopes else None)
-        if not typed:
-            return
+        if typed:
+            yield from self.type_targets(path, reference, merged, rules, typed)
+
+    def type_targets(self, path: str, reference: Reference, merged: Symbols, rules: SemanticRules,
+                     typed: str) -> Iterator[tuple[str, tuple[str, ...], str]]:
+        """The members `reference.name` of the class `typed` (as the file spells it) may mean, where
+        sure (typed_local_targets): of a typed local, or of an object just made (`new Store().Get()`)."""
+        name = reference.name
         qualifier, _, type_name = typed.rpartition(".")
+        if rules.namespaces:
+            yield from self.extension_targets(path, type_name, name)
         if qualifier and rules.package_types:
             # Java: `CodeBlock.Builder`, a class nested in another (declared_types.py)
             yield from nested_type_targets(self, path, reference, merged, rules, typed)
@@ -1206,6 +1243,27 @@ class _Check:
                     and (d.kind == "class" or not classes_only) for d in found.definitions))
         if declared:
             yield from ((other, (type_name,), name) for other in files)
+
+    def extension_targets(self, path: str, type_name: str, name: str) -> Iterator[tuple[str, tuple[str, ...], str]]:
+        """C#: the extension methods `name` of the class `type_name` (`static int Twice(this Store
+        s)` of `s.Twice()`, where `Store s`), of the files of the merge whose base declares one: a
+        method of their static class. None where a merged file still declares such an extension (it
+        moved) or the class a method of that name (an instance method hides every extension)."""
+        extension = re.compile(rb"\b" + re.escape(name.encode()) + rb"\s*(?:<[^>]*>\s*)?\(\s*this\s+(?:[\w.]+\.)?"
+                               + re.escape(type_name.encode()) + rb"(?![\w.])")
+        files = [path] + self.package_files(path)
+        declaring = [other for other in files if extension.search(self.files[other].base or b"")]
+        if not declaring or any(extension.search(self.files[other].merged or b"") for other in files):
+            return
+        for other in files:
+            found = self.symbols(other, "merged", uses=False) if self.files[other].exists("merged") else None
+            if found is not None and found.binds((type_name,), name):
+                return
+        for other in declaring:
+            found = self.symbols(other, "base", uses=False)
+            for definition in found.definitions if found is not None else ():
+                if definition.name == name and len(definition.container) == 1 and definition.kind == "method":
+                    yield (other, definition.container, name)
 
     def base_member_targets(self, path: str, declaring: str, found: Symbols, derived: str,
                             name: str) -> Iterator[tuple[str, tuple[str, ...], str]]:
@@ -1648,8 +1706,14 @@ class _Check:
         home = namespaces.defined_in(self.namespace_facts(removal.path, "base"), base,
                                      definition.start_byte, definition.end_byte, definition.kind)
         qualifier = reference.receiver
+        if qualifier is not None:
+            # (`new N.T()` spells the type N.T; `X` of `using X = N.T;` spells N.T)
+            qualifier = namespaces.unaliased(self.namespace_facts(path, "merged"), constructed_type(qualifier) or qualifier)
         if definition.container and qualifier is not None:
-            qualifier = qualifier.rsplit(".", 1)[0] if "." in qualifier else None
+            # What the use spells before the member's type (`N` of `N.Outer.Inner.F()`, a member of Inner)
+            parts = qualifier.split(".")
+            size = len(definition.container) if tuple(parts[-len(definition.container):]) == definition.container else 1
+            qualifier = ".".join(parts[:-size]) or None
         member_of = definition.container[0] if definition.container else None
         return namespaces.sees(home, definition.kind, definition.name, member_of, self.namespace_facts(path, "merged"),
                                reference.start_byte, qualifier, self.global_usings())
