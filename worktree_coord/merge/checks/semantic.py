@@ -49,7 +49,7 @@ import tree_sitter
 from ...frozen import value_class
 from .declared_types import nested_type_targets, static_member_targets
 from .duplicates import find_duplicates
-from .linked import (LINKED, answers, conditional, declared_only, error_words, file_local, is_linked, package_key,
+from .linked import (LINKED, answers, body_lost, conditional, declared_only, error_words, file_local, is_linked, package_key,
                      qualified_body, reading_profile, surely_placed)
 from . import namespaces
 from .misplaced import find_misplaced
@@ -87,6 +87,8 @@ STARRED: tuple[str, ...] = ("<star>",)
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 _QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")   # a receiver that names a type or namespace (C#'s `N.T`)
 _LEADING_NAME = re.compile(r"[A-Za-z_]\w*")   # a receiver that is one name: a crate's, in a Rust path call
+# The qualifiers right before a C++ qualified name (`a::b::`, `Box<int>::`, `::kv::`), ending where it stands.
+_QUALIFIERS = re.compile(rb"(?:[A-Za-z_]\w*\s*(?:<[^<>;{}()]*>)?\s*::\s*)+\Z")
 _CONSTRUCTED = re.compile(r"new\s+([A-Za-z_][\w.\s]*?)\s*(?:<[^()]*>\s*)?\(")
 
 
@@ -875,6 +877,9 @@ class _Check:
             return True   # its module's `__getattr__` answers the name (profile `any_name`)
         if not _defines(symbols, definition):
             return False
+        base = self.files[path].base
+        if package_key(path) == LINKED and base is not None and body_lost(base, definition, self.files[path].version(which), symbols):
+            return False   # its body renamed under the file's own prototype (trust-left12's note)
         # (an export, `export {formatNumber} from`, is a top-level name a star re-export may pass too)
         if symbols.binds(definition.container, definition.name) or definition.container not in ((), EXPORTS) \
                 or not symbols.wildcard or self.reexports is None:
@@ -1148,20 +1153,37 @@ class _Check:
                         yield from self.imported_from(module, name, binder, rules)
 
     def qualified_targets(self, path: str, reference: Reference) -> Iterator[tuple[str, tuple[str, ...], str]]:
-        """What a C++ qualified name (`Store::Make()`, `kv::Hash()`) may mean, in the linked package:
-        the static member of a class of its qualifier's last name, in any file; or a function of a
-        namespace of that name, in a file that opens it (`namespace kv {`): a namespace holds no
-        names of its own, its functions are top-level ones (`std::move` leads to no file of the tree
-        that opens `namespace std`)."""
-        qualifier = (reference.receiver or "").rsplit("::", 1)[-1].strip()
-        if not _LEADING_NAME.fullmatch(qualifier):
-            return   # (a template's `Box<int>::make()`: not followed)
-        opens = re.compile(rb"\bnamespace\s+(?:\w+\s*::\s*)*" + re.escape(qualifier.encode()) + rb"\s*\{")
+        """What a C++ qualified name (`Store::Make()`, `kv::Hash()`, `a::b::f()`, `Box<int>::make()`,
+        `Color::Red`) may mean, in the linked package: the static member of a class of its last
+        qualifier's name (its template arguments aside), in any file; a function of a namespace of
+        that path, in a file that opens each of its parts in turn (`namespace a { namespace b {`,
+        `namespace a::b {`): a namespace holds no names of its own, its functions are top-level
+        ones (`std::move` leads to no file of the tree that opens `namespace std`; `c::b::f()` to
+        none that opens only `a::b`); an enumerator of an enum of that name, in a file that declares
+        it (`enum class Color { Red }`: its constants are top-level names to the query)."""
+        qualifiers = self._qualifier_path(path, reference)
+        if not qualifiers:
+            return   # (a qualifier the check cannot read: `decltype(x)::f()`)
+        qualifier = qualifiers[-1]
+        opens = re.compile(rb"\bnamespace\s+" + rb"(?:\s*(?:::|\{[^{}]*?\bnamespace)\s*)".join(
+            re.escape(part.encode()) for part in qualifiers) + rb"\s*\{") if len(qualifiers) > 1 else \
+            re.compile(rb"\bnamespace\s+(?:\w+\s*::\s*)*" + re.escape(qualifier.encode()) + rb"\s*\{")
+        enum = re.compile(rb"\benum\s+(?:class\s+|struct\s+)?" + re.escape(qualifier.encode()) + rb"\s*(?::[^{;]*)?\{")
         for file in [path] + self.package_files(path):
             yield (file, (qualifier,), reference.name)
             versions = self.files[file]
-            if any(opens.search(data) for data in (versions.merged, versions.base) if data is not None):
+            if any(opens.search(data) or enum.search(data) for data in (versions.merged, versions.base) if data is not None):
                 yield (file, (), reference.name)
+
+    def _qualifier_path(self, path: str, reference: Reference) -> tuple[str, ...]:
+        """The qualifiers spelled before a C++ qualified name, outermost first, template arguments
+        aside (`('a', 'b')` of `::a::b::f()`, `('Box',)` of `Box<int>::make()`); () where one is
+        no plain name."""
+        data = self.files[path].merged or b""
+        found = _QUALIFIERS.search(data, max(0, reference.start_byte - 512), reference.start_byte)
+        if found is None:
+            return ()
+        return tuple(part.decode() for part in re.findall(rb"([A-Za-z_]\w*)\s*(?:<[^<>;{}()]*>)?\s*::", found.group()))
 
     def typed_local_targets(self, path: str, reference: Reference, merged: Symbols,
                             rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]:
@@ -1779,7 +1801,9 @@ class _Check:
         definition = removal.definition
         if not definition.container and removal.side != "merged" and self.files[removal.path].exists(removal.side):
             after = self.symbols(removal.path, removal.side, uses=False)
-            if after is not None and after.binds((), definition.name):
+            if after is not None and after.binds((), definition.name) and not (
+                    package_key(removal.path) == LINKED and body_lost(self.files[removal.path].base or b"", definition,
+                                                                      self.files[removal.path].version(removal.side), after)):
                 return "export"   # still defined there: its star import no longer takes it (star_lost)
         if definition.container != EXPORTS:
             return definition.kind
