@@ -63,7 +63,11 @@ NEAR = 16   # a parameter list's line this far below its definition's name (sign
 _SIDES = ("left", "right")
 _NAME_WORDS = re.compile(rb"[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
 _WORD_RUNS = re.compile(rb"[\w$\x80-\xff]+")
-_CHAINED = re.compile(rb"\)\s*\.\s*[A-Za-z_$]")   # a member read of a call's result (`Store.open(k).put`)
+# A member read of a call's result (`Store.open(k).put`) or of a field (`h.entry.put`): what precedes
+# the member's name in a user that reaches it through a declared type it need not spell.
+CHAIN_HEAD = rb"(?:\)|[\w$]\s*\.\s*[A-Za-z_$][\w$]*)\s*\.\s*"
+_CHAINED = re.compile(CHAIN_HEAD + rb"[A-Za-z_$]")
+_PACKAGE = re.compile(rb"^\s*package\s+([\w.\s]+?)\s*;", re.MULTILINE)   # a Java file's `package p.q;`
 
 
 def one_word(token: bytes) -> bool:
@@ -249,7 +253,7 @@ class Reach:
 
     def _through_results(self, side: str, other: str, candidates: Iterable[str], users: list[str],
                          near_by: dict[str, set[str]]) -> None:
-        """1, Java: a user of a candidate's package that reads a word gone from it through a call's
+        """1, Java: a user of a candidate's package (or one importing from it) that reads a word gone from it through a call's
         result (`Store.open(k).put(v)`, `s.entry().put(v)`: the declared return type leads to the
         candidate's class, declared_types.py) spells no word of its class, and is paired all the
         same. Only users that read a member of a call's result at all (`).`) are searched."""
@@ -263,7 +267,15 @@ class Reach:
         if not packages:
             return
         for path in candidates:
-            package_users = packages.get(self._package_of(path) or "")
+            package_users = list(packages.get(self._package_of(path) or "", ()))
+            # A user of another package that imports from the candidate's (`import p.Store;`, then
+            # `Store.open(k).put(v)`): the call's result may be the candidate's class too.
+            declared_package = _PACKAGE.search(self._files[path].base or b"")
+            if declared_package is not None:
+                importing = re.compile(rb"^\s*import\s+(?:static\s+)?" + re.escape(declared_package.group(1)) + rb"\s*\.",
+                                       re.MULTILINE)
+                package_users += [user for key, found in packages.items() if key != self._package_of(path)
+                                  for user in found if importing.search(self._text(user, other))]
             if not package_users:
                 continue
             gone = sorted(word for word in self._gone(side, path) if one_word(word))
@@ -275,7 +287,7 @@ class Reach:
             declared = set(re.findall(rb"[\w>\]]\s+(" + alternation + rb")\s*\(", self._files[path].base or b""))
             if not declared:
                 continue
-            chained = re.compile(rb"\)\s*\.\s*(?:" + b"|".join(map(re.escape, sorted(declared))) + rb")\b")
+            chained = re.compile(CHAIN_HEAD + rb"(?:" + b"|".join(map(re.escape, sorted(declared))) + rb")\b")
             for user in package_users:
                 if user != path and user not in near_by.get(path, ()) and chained.search(self._text(user, other)):
                     near_by.setdefault(path, set()).add(user)

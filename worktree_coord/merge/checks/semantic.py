@@ -55,7 +55,7 @@ from . import namespaces
 from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, member_name, profile_for_path
 from ..languages.reparse import inverted
-from .reach import Reach, star_list_added, words
+from .reach import CHAIN_HEAD, Reach, star_list_added, words
 from ..result import SemanticFinding
 from .signatures import find_signature_changes
 from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, hunks as _hunks, lines_text,
@@ -87,6 +87,7 @@ STARRED: tuple[str, ...] = ("<star>",)
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 _QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")   # a receiver that names a type or namespace (C#'s `N.T`)
 _LEADING_NAME = re.compile(r"[A-Za-z_]\w*")   # a receiver that is one name: a crate's, in a Rust path call
+_JAVA_PACKAGE = re.compile(rb"^\s*package\s+([\w.\s]+?)\s*;", re.MULTILINE)   # a Java file's `package p.q;`
 # The qualifiers right before a C++ qualified name (`a::b::`, `Box<int>::`, `::kv::`), ending where it stands.
 _QUALIFIERS = re.compile(rb"(?:[A-Za-z_]\w*\s*(?:<[^<>;{}()]*>)?\s*::\s*)+\Z")
 _CONSTRUCTED = re.compile(r"new\s+([A-Za-z_][\w.\s]*?)\s*(?:<[^()]*>\s*)?\(")
@@ -772,6 +773,7 @@ class _Check:
             names = set()
             through: list[_Removal] = []        # named here, but the file does not spell their module
             reached: frozenset[str] = frozenset()
+            chained: set[str] = set()   # their files whose member it reads after a call's result (`).put`)
             for r in candidates:
                 token = tokens[r.path]
                 if token not in mentioned:
@@ -795,8 +797,9 @@ class _Check:
                 # file's token is its folder's name, which `from '../index.js'` or `from '..'` need
                 # not spell (Chart.js drive: a re-export dropped from src/index.ts went unseen)
                 direct = self.imported_files(path) if any(r.path not in reached for r in through) else frozenset()
+                chained = {r.path for r in through if _called_on_a_result(r, text)}
                 names.update(r.definition.name for r in through if r.path in reached or r.path in direct
-                             or _called_on_a_result(r, text))
+                             or r.path in chained)
             words_used = {spelled[id(r)] for r in candidates if r.definition.name in names}
             if not any(word in text for word in words_used):
                 continue   # cheap: no added line even mentions a removed name
@@ -807,7 +810,7 @@ class _Check:
             # spells the token of util.rs, yet reaches it only through the crate root's `pub use`.)
             if path not in removed_paths and here not in wide_directories \
                     and not (typed_directories and _typed_package(path) in typed_directories) \
-                    and not reached & removed_paths \
+                    and not reached & removed_paths and not chained \
                     and not self.imported_files(path) & removed_paths \
                     and not (names and self.reexports.reached(path, {n.encode() for n in names}) & removed_paths):
                 continue
@@ -1369,6 +1372,22 @@ class _Check:
         return [candidate for candidate in dict.fromkeys(posixpath.join(f, file_name) for f in folders)
                 if candidate not in self.files and self.tree_symbols(candidate) is not None]
 
+    def tree_import_files(self, path: str, module: str, rules: SemanticRules) -> list[str]:
+        """The file of the class a Java import names (`p.Store` of `import p.Store;`) that the merge
+        does not hold and the tree does, below the source root `path` stands in (its folder less its
+        own `package q;`): a class another package's file reaches by import, which no side changed."""
+        if self._tree_file is None or not rules.specifier_files:
+            return []
+        declared = _JAVA_PACKAGE.search(self.files[path].merged or b"")
+        folder = posixpath.dirname(path)
+        own = declared.group(1).decode("utf-8", "replace").replace(".", "/").replace(" ", "") if declared else ""
+        if own and not (folder == own or folder.endswith("/" + own)):
+            return []
+        root = folder[:len(folder) - len(own)] if own else folder + "/"
+        parts = module.split(rules.module_separator)
+        candidate = root + "/".join(parts[:-1] + [rules.specifier_files[0].format(parts[-1])])
+        return [candidate] if candidate not in self.files and self.tree_symbols(candidate) is not None else []
+
     def tree_symbols(self, path: str) -> Symbols | None:
         """The definitions of a file of the tree the merge does not hold (read as the manifests are),
         once; None where it is absent, too big or does not parse cleanly."""
@@ -1867,13 +1886,13 @@ _CALLED = frozenset({"call", "class"})
 
 
 def _called_on_a_result(removal: _Removal, text: bytes) -> bool:
-    """Whether `text` (a file's added lines) reads the removed member through a call's result
-    (`Store.open(k).put(v)`, `s.entry().put(v)`), in a language whose classes need no import in
+    """Whether `text` (a file's added lines) reads the removed member through a call's result or a
+    field (`Store.open(k).put(v)`, `s.entry().put(v)`, `h.entry.put(v)`), in a language whose classes need no import in
     their package (Java: profile package_types): the declared return type leads to the member's
     class (declared_types.py), which the file need not spell."""
     profile = semantic_profile(removal.path)
     return bool(removal.definition.container) and profile is not None and profile.semantic.package_types \
-        and re.search(rb"\)\s*\.\s*" + re.escape(removal.definition.name.encode()) + rb"\b", text) is not None
+        and re.search(CHAIN_HEAD + re.escape(removal.definition.name.encode()) + rb"\b", text) is not None
 
 
 def use_word(path: str, container: tuple[str, ...], name: str) -> str:
