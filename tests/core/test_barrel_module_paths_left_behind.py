@@ -3,7 +3,8 @@
 {ns} from './lib/ns'; ns.sub.parse()`, a path of such modules). The use is sub.ts's parse, so its
 rename blocks at `wtc check`, `task check`, the finish, the queue's merge and a drain (trust-left12's
 note: the barrel's file was reached, the module it passes on was not, and every face said clean;
-`import {sub} from './lib'; sub.parse()` was caught). TypeScript and JavaScript (.js, .mjs). Never
+`import {sub} from './lib'; sub.parse()` was caught), also through `export * from` files two deep
+before that barrel, which never spell `sub`. TypeScript and JavaScript (.js, .mjs). Never
 where sub.ts keeps the member, or a parameter of the barrel's name hides the import.
 """
 
@@ -22,7 +23,9 @@ SUB = "export function parse(s) {\n  return s;\n}\n\nexport function other() {\n
 def _files(ext: str) -> dict[str, str]:
     suffix = "" if ext == "ts" else f".{ext}"   # (TypeScript's specifiers name no extension)
     return {f"src/lib/index.{ext}": f"export * as sub from './sub{suffix}';\n", f"src/lib/sub.{ext}": SUB,
-            f"src/lib/ns.{ext}": f"export * as ns from './index{suffix}';\n", f"src/other.{ext}": "export const y = 1;\n"}
+            f"src/lib/ns.{ext}": f"export * as ns from './index{suffix}';\n", f"src/other.{ext}": "export const y = 1;\n",
+            # `export * from` two deep before the barrel that passes sub on whole
+            f"src/lib/all.{ext}": f"export * from './mid{suffix}';\n", f"src/lib/mid.{ext}": f"export * from './index{suffix}';\n"}
 
 
 def _user(ext: str, shape: str) -> str:
@@ -30,6 +33,7 @@ def _user(ext: str, shape: str) -> str:
     return {"namespace": f"import * as lib from './lib/index{suffix}';\n\nexport const x = lib.sub.parse('a');\n",
             "named": f"import {{ ns }} from './lib/ns{suffix}';\n\nexport const x = ns.sub.parse('a');\n",
             "two-deep": f"import * as lib from './lib/ns{suffix}';\n\nexport const x = lib.ns.sub.parse('a');\n",
+            "two-stars-deep": f"import * as lib from './lib/all{suffix}';\n\nexport const x = lib.sub.parse('a');\n",
             "split-lines": f"import * as lib from './lib/index{suffix}';\n\nexport const x = lib\n  .sub\n  .parse('a');\n",
             "kept-member": f"import * as lib from './lib/index{suffix}';\n\nexport const x = lib.sub.other();\n",
             "parameter": f"import * as lib from './lib/index{suffix}';\n\nexport function f(lib) {{\n  return lib.sub.parse('a');\n}}\n",
@@ -45,7 +49,8 @@ def _rows(body: dict) -> list[tuple[str, str, list[int]]]:
 
 
 @pytest.mark.parametrize("ext, shape, line", [("ts", "namespace", 3), ("js", "namespace", 3), ("mjs", "namespace", 3),
-                                              ("ts", "named", 3), ("ts", "two-deep", 3), ("js", "split-lines", 5)])
+                                              ("ts", "named", 3), ("ts", "two-deep", 3), ("js", "split-lines", 5),
+                                              ("ts", "two-stars-deep", 3), ("mjs", "two-stars-deep", 3)])
 def test_a_rename_in_a_module_a_barrel_passes_on_whole_blocks_wtc_check(tmp_path: Path, ext: str, shape: str, line: int) -> None:
     code, report = _branch_checked(tmp_path, {**_files(ext), f"src/app.{ext}": _user(ext, shape)}, _renamed(ext))
     assert code == 1 and _rows(report) == [(f"src/app.{ext}", "parse", [line])], report

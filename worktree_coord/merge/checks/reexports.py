@@ -27,6 +27,10 @@ How (precision first, nothing guessed):
   from "./a"`, `from .a import *`) passes on every name its module's star list takes, and a file no
   side changed is followed through it where it spells the name, is a package's file of star
   imports, or star-imports, file by file, one that does (a chain of `from .b import *`);
+- a module a file binds whole and passes on (`import * as X from './m'; export {X}`, `export * as X
+  from './m'`) is followed where a use reads a member of it (`X.f()`, `whole_modules`), and through
+  a path of such names read on a module bound whole (`lib.sub.parse()` after `import * as lib from
+  './lib'`, whose index passes `sub` on whole: `modules_through`);
 - a file of the merge at the end of the chain is a candidate (the check then asks, as for any use,
   whether a side removed the name there and the merged file lacks it); a file no side changed that
   defines the name itself answers the use: nothing is reported (`None`);
@@ -453,7 +457,9 @@ class ReExports:
         if not top:
             for module in symbols.star_modules:
                 for target in self.locate(module, path, rules):
-                    if target in self._merge.files or self._mentions(target, name):
+                    # (through a star line of a file no side changed that spells it not: `export *
+                    # from './deep'`, deep.ts's `export * as sub from './sub'`)
+                    if target in self._merge.files or self._mentions(target, name) or self._passes_stars_on(target, name):
                         found += self.whole_modules(target, name, depth + 1, seen)
         return found
 
