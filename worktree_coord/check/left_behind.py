@@ -1084,6 +1084,9 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     if said is not None:
         said.append(f"{min(len(mentioning), max_files)} of the {len(mentioning)} files mentioning "
                     f"{min(len(looked_for), MAX_NAMES)} of the {len(looked_for)} removed names were read")
+    # Every file spelling a removed name read: a member called on a receiver of unknown class is then the
+    # one class's that defines it, where sure (merge/checks/sole_members.py).
+    whole = len(mentioning) <= max_files and len(looked_for) <= MAX_NAMES
     mentioning = mentioning[:max_files]
     # The other side "adds" each such file whole: each of its uses is a use the task's side did not see.
     texts = {path: text for path in mentioning if (text := file_at(where, path)) is not None}
@@ -1094,6 +1097,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                       f"{'are' if len(too_big) > 1 else 'is'} larger than the {MAX_BYTES} bytes read and "
                       f"{'were' if len(too_big) > 1 else 'was'} not read: {', '.join(too_big[:5])}"
                       + (", ..." if len(too_big) > 5 else ""))
+    whole = whole and not too_big
     unchanged = [FileVersions(path, base=None, left=None, right=text, merged=text)
                  for path, text in texts.items() if len(text) <= MAX_BYTES]
     spelled = spelling(word.encode("utf-8", "surrogateescape") for word in words | modules) if words | modules else None
@@ -1126,7 +1130,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     # module of its own, whose import path its folder's files then use.
     found = find_broken_names(files + unchanged, labels=("task", "base", "unchanged"), complete=False,
                               tree_file=tree_file, every_use=True, tree_folders=folders, unreadable=unreadable,
-                              manifests="left")
+                              manifests="left", whole_words=whole)
     # A changed file whose version before the task does not parse cleanly: the check read nothing of
     # it, so no removal from it was seen. Read again with its base in pieces; else no answer.
     if (broken_bases := [f for f in files if f.path in unreadable and f.base is not None
@@ -1137,7 +1141,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             replaced = {f.path: f for f in mended}
             found += tuple(finding for finding in find_broken_names(
                 [replaced.get(f.path, f) for f in files] + unchanged, labels=("task", "base", "unchanged"),
-                complete=False, tree_file=tree_file, every_use=True, tree_folders=folders, manifests="left")
+                complete=False, tree_file=tree_file, every_use=True, tree_folders=folders, manifests="left",
+                whole_words=whole)
                 if (finding.use_path, finding.use_line, finding.name) not in seen)
     # A file the parser does not read cleanly is read again in pieces (_read_in_pieces: the code
     # outside its ERROR nodes), else by its import statements alone (_imports_alone).
@@ -1158,7 +1163,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         found += tuple(finding for finding in find_broken_names(files + whole + again,
                                                                 labels=("task", "base", "unchanged"), complete=False,
                                                                 tree_file=tree_file, every_use=True,
-                                                                tree_folders=folders, manifests="left")
+                                                                tree_folders=folders, manifests="left",
+                                                                whole_words=whole)
                        if (finding.use_path, finding.use_line, finding.name) not in seen
                        and (finding.use_path not in pieces or _read_there(finding, pieces[finding.use_path][0])))
     # A call of a reshaped function the old way (signatures.py's finding) is a use left behind of its

@@ -67,7 +67,7 @@ _WORD_RUNS = re.compile(rb"[\w$\x80-\xff]+")
 # the member's name in a user that reaches it through a declared type it need not spell.
 CHAIN_HEAD = rb"(?:\)|[\w$]\s*\.\s*[A-Za-z_$][\w$]*)\s*\.\s*"
 _CHAINED = re.compile(CHAIN_HEAD + rb"[A-Za-z_$]")
-_PACKAGE = re.compile(rb"^\s*package\s+([\w.\s]+?)\s*;", re.MULTILINE)   # a Java file's `package p.q;`
+JAVA_PACKAGE = re.compile(rb"^\s*package\s+([\w.\s]+?)\s*;", re.MULTILINE)   # a Java file's `package p.q;`
 
 
 def one_word(token: bytes) -> bool:
@@ -270,7 +270,7 @@ class Reach:
             package_users = list(packages.get(self._package_of(path) or "", ()))
             # A user of another package that imports from the candidate's (`import p.Store;`, then
             # `Store.open(k).put(v)`): the call's result may be the candidate's class too.
-            declared_package = _PACKAGE.search(self._files[path].base or b"")
+            declared_package = JAVA_PACKAGE.search(self._files[path].base or b"")
             if declared_package is not None:
                 importing = re.compile(rb"^\s*import\s+(?:static\s+)?" + re.escape(declared_package.group(1)) + rb"\s*\.",
                                        re.MULTILINE)

@@ -375,6 +375,9 @@ class SemanticRules:
     one has no top-level name gone, whatever its definitions lost (marshmallow moved `__version__`
     into one to warn on its use). `all_members`: the members every class has (Java's Object methods):
     a call of one on a local whose class the file spells is answered whatever that class declares.
+    `common_members`: the members objects of the language's own types have (a list's `append`): a call of
+    one on a receiver of unknown class is never taken for the tree's one definition of it; enables
+    that reading (merge/checks/sole_members.py). `memberless_bases`: bases that give a class no other member.
     `own_kinds`: the definition kinds (`@definition.<kind>`) of members no base gives (Rust's enum
     variants: a trait impl adds methods and consts, never a variant): one gone from its type is gone
     though the type declares bases (`@heritage`).
@@ -444,6 +447,10 @@ class SemanticRules:
     stubs: tuple[str, ...] = ()                     # extensions of type checkers' stubs (`pyi`): the module's own file runs
     any_name: tuple[str, ...] = ()                  # a top-level function of this name answers any name asked of its module (`__getattr__`)
     all_members: frozenset[str] = frozenset()       # members every class has (Java's Object methods, `toString`)
+    common_members: frozenset[str] = frozenset()    # members the language's own types have: never a sole definer's (sole_members.py)
+    constructs: str = ""                             # a regex: a receiver constructing an instance, group 1 its class (`new Store(`)
+    attribute_guards: str = ""                       # a regex with {receiver}, {name}: a test that guards a member's reads (`hasattr`)
+    memberless_bases: frozenset[str] = frozenset()  # bases giving no member outside common_members (`object`, `Generic`)
     own_kinds: frozenset[str] = frozenset()         # member kinds no base gives (Rust's `variant`): heritage hides none
     file_local: str = ""                            # a pattern of a definition's text before its name: its file's alone (C's `static`)
     included: frozenset[str] = frozenset()          # extensions of files included whole: no definition there is its file's alone (`h`)
@@ -478,7 +485,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
-                  "import_statements", "any_name", "all_members", "own_kinds", "file_local",
+                  "import_statements", "any_name", "all_members", "common_members", "memberless_bases", "constructs", "attribute_guards", "own_kinds", "file_local",
                   "included", "partial_parse", "silent", "namespaces", "parse_masks", "conditional"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
@@ -1088,6 +1095,8 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         star_names=text("star_names", ""), star_hidden=text("star_hidden", ""), star_list=text("star_list", ""),
         star_named=text("star_named", ""),
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
+        common_members=frozenset(strings("common_members")), memberless_bases=frozenset(strings("memberless_bases")),
+        constructs=text("constructs", ""), attribute_guards=text("attribute_guards", ""),
         own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
         included=frozenset(strings("included")),
         partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
