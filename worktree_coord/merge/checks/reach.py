@@ -67,7 +67,18 @@ _WORD_RUNS = re.compile(rb"[\w$\x80-\xff]+")
 # the member's name in a user that reaches it through a declared type it need not spell.
 CHAIN_HEAD = rb"(?:\)|[\w$]\s*\.\s*[A-Za-z_$][\w$]*)\s*\.\s*"
 _CHAINED = re.compile(CHAIN_HEAD + rb"[A-Za-z_$]")
+_IMPORT_LINE = re.compile(rb"^[ \t]*import[ \t]+(?:static[ \t]+)?([\w.]+?)[ \t]*\.[ \t]*(?:\*|\w+)[ \t]*;", re.MULTILINE)
 JAVA_PACKAGE = re.compile(rb"^\s*package\s+([\w.\s]+?)\s*;", re.MULTILINE)   # a Java file's `package p.q;`
+
+
+def _imported_folders(text: bytes) -> frozenset[str]:
+    """The folders (`p/q`) of the Java packages `text`'s import lines import from, with each outer
+    folder too (`import static p.q.C.m;` spells package p.q through class C)."""
+    found: set[str] = set()
+    for module in _IMPORT_LINE.findall(text):
+        parts = module.decode("ascii", "replace").split(".")
+        found.update("/".join(parts[:count]) for count in range(1, len(parts) + 1))
+    return frozenset(found)
 
 
 def one_word(token: bytes) -> bool:
@@ -266,16 +277,16 @@ class Reach:
                 packages.setdefault(package, []).append(user)
         if not packages:
             return
+        # A user of another package that imports from a candidate's (`import p.Store;`, then
+        # `Store.open(k).put(v)`): the call's result may be the candidate's class too. Told by folders
+        # (`p` of src/main/java/p/Entry.java), from the users' import lines: no candidate is read.
+        imported = {user: _imported_folders(self._text(user, other)) for found in packages.values() for user in found}
         for path in candidates:
-            package_users = list(packages.get(self._package_of(path) or "", ()))
-            # A user of another package that imports from the candidate's (`import p.Store;`, then
-            # `Store.open(k).put(v)`): the call's result may be the candidate's class too.
-            declared_package = JAVA_PACKAGE.search(self._files[path].base or b"")
-            if declared_package is not None:
-                importing = re.compile(rb"^\s*import\s+(?:static\s+)?" + re.escape(declared_package.group(1)) + rb"\s*\.",
-                                       re.MULTILINE)
-                package_users += [user for key, found in packages.items() if key != self._package_of(path)
-                                  for user in found if importing.search(self._text(user, other))]
+            own = self._package_of(path) or ""
+            package_users = list(packages.get(own, ()))
+            folder = posixpath.dirname(path)
+            package_users += [user for key, found in packages.items() if key != own for user in found
+                              if any(folder == spelled or folder.endswith("/" + spelled) for spelled in imported[user])]
             if not package_users:
                 continue
             gone = sorted(word for word in self._gone(side, path) if one_word(word))
