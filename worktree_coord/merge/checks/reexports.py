@@ -425,13 +425,14 @@ class ReExports:
         return True
 
     def whole_modules(self, path: str, name: str, depth: int = 0,
-                      seen: set[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
+                      seen: set[tuple[str, str]] | None = None, deep: bool = False) -> list[tuple[str, str]]:
         """The (file, module) pairs where `name`, imported from `path`, is a module bound whole and
         passed on: a barrel's `import * as LineUtil from './LineUtil.js'; export {LineUtil}` (found
         driving wtc on Leaflet: its specs' `import {LineUtil} from 'leaflet'` then
         `LineUtil.clipSegment()`, a rename of clipSegment left them unnamed). Followed through named
         re-exports and star lines as `origins` follows a name (at most MAX_DEPTH deep, files no side
-        changed read only where they spell the name); [] where the name is no whole module."""
+        changed read only where they spell the name, or, `deep`, where their star lines reach it: a
+        path of names a use spells, `modules_through`); [] where the name is no whole module."""
         seen = set() if seen is None else seen
         if (path, name) in seen or depth > MAX_DEPTH:
             return []
@@ -453,14 +454,15 @@ class ReExports:
             return found
         for item in top:
             for target in self.locate(item.module, path, rules):
-                found += self.whole_modules(target, item.name or name, depth + 1, seen)
+                found += self.whole_modules(target, item.name or name, depth + 1, seen, deep)
         if not top:
             for module in symbols.star_modules:
                 for target in self.locate(module, path, rules):
                     # (through a star line of a file no side changed that spells it not: `export *
                     # from './deep'`, deep.ts's `export * as sub from './sub'`)
-                    if target in self._merge.files or self._mentions(target, name) or self._passes_stars_on(target, name):
-                        found += self.whole_modules(target, name, depth + 1, seen)
+                    if target in self._merge.files or self._mentions(target, name) \
+                            or (deep and self._passes_stars_on(target, name)):
+                        found += self.whole_modules(target, name, depth + 1, seen, deep)
         return found
 
     def modules_through(self, module: str, importer: str, parts: Iterable[str]) -> list[tuple[str, str]]:
@@ -476,7 +478,7 @@ class ReExports:
                 if profile is None:
                     continue
                 for target in self.locate(bound, binder, profile.semantic):
-                    step += self.whole_modules(target, part)
+                    step += self.whole_modules(target, part, deep=True)
             found = step
             if not found:
                 break
@@ -709,6 +711,7 @@ class ReExports:
         wanted: list[str] | None = None   # sorted, decoded: the names a whole module may pass on
         out: set[str] = set()
         for module_name, name, bound, direct, targets in leading:
+            whole = name is None   # (a module bound whole: `lib` of `import * as lib`)
             if name is None:
                 # A star import (`from pkg import *`, then a bare `B()`) or a module imported whole
                 # (`import pkg`, used as `pkg.parse()`): any of the names may be read through it.
@@ -732,9 +735,10 @@ class ReExports:
                     # A module the chain binds whole (`export {LineUtil}` of `import * as LineUtil`):
                     # a use of its member (`LineUtil.clipSegment()`) may mean the module's file.
                     for binder, module in self.whole_modules(target, name):
+                        whole = True
                         out.update(file for file in self.locate(module, binder, _profile(binder).semantic)
                                    if file in self._merge.files)
-            if bound is not None and rules.module_separator != ".":
+            if whole and bound is not None and rules.module_separator != ".":
                 # Modules passed on whole read through the one bound (`lib.sub.parse()` after
                 # `import * as lib from './lib'`, lib/index.ts's `export * as sub from './sub'`):
                 # a use of the last one's member may mean its file.
