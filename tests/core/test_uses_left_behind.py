@@ -125,6 +125,27 @@ def _second_finish(tmp_path: Path, files: dict[str, str], first: tuple[str, str,
     return wtc_in_process(repo, "task", "finish", second[0], "--run", "r1")
 
 
+def _drained(tmp_path: Path, files: dict[str, str], tasks: list[tuple[str, str, dict[str, str]]]) -> tuple[int, dict[str, tuple]]:
+    """Tasks (name, --own glob, edits), started together on a repository of `files` with the run's
+    left-behind look off (the post-merge semantic check alone answers), finished `--no-merge` in
+    order and drained by `wtc merge` (each merge after the first reading the tip's tables): its
+    exit code and each task's (state, [(conflict kind, path, semantic name)])."""
+    from worktree_coord.coordinator import Coordinator
+
+    repo = make_repo(tmp_path / "repo", files)
+    with Coordinator(repo) as coord:
+        coord.start_run("r1", left_behind="off")
+        for name, own, edits in tasks:
+            worktree = Path(coord.start_task("r1", name, [own]).worktree)
+            for path, text in edits.items():
+                (worktree / path).parent.mkdir(parents=True, exist_ok=True)
+                (worktree / path).write_text(text)
+            assert coord.finish_task("r1", name, merge=False).state == "finished"
+    code, body = wtc_in_process(repo, "merge", "--run", "r1")
+    return code, {row["task"]: (row["state"], [(c["kind"], c["path"], c.get("semantic", {}).get("name"))
+                                               for c in row.get("conflicts", [])]) for row in body["tasks"]}
+
+
 def test_a_rename_whose_old_name_another_file_imports_is_named_at_finish(tmp_path):
     body = _finish_rename(tmp_path, FILES["pkg/utils.py"].replace("def guess_filename", "def filename_of"))
     left = [note for note in body["notes"] if "still uses" in note]

@@ -34,7 +34,7 @@ from ..frozen import value_class
 from ..gitrepo.repository import GIT_MODE_GITLINK, Change, GitRepo
 from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched_lines
 from ..merge.result import SemanticFinding, name_word
-from ..merge.checks.linked import reading_profile
+from ..merge.checks.linked import LINKED, body_lost, package_key, reading_profile
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, tree_module_files, use_word
 from ..merge.checks.reach import spelling, star_list_added
 from ..merge.checks.signatures import reshaped
@@ -407,6 +407,12 @@ def _removed(profile_path: str, before: bytes, after: bytes | None, *,
                  if not d.container and d.name in profile.semantic.any_name]
         return {(container, name) for container, name in old - new
                 if container or not any(answers(span, name) for span in spans)}
+    if after is not None and package_key(profile_path) == LINKED:
+        # C: a function's body gone under the file's own prototype of it is gone (linked.body_lost)
+        olds, news = symbols if symbols is not None else (_extracted(profile_path, before, uses=False),
+                                                           _extracted(profile_path, after, uses=False))
+        if olds is not None and news is not None:
+            return (old - new) | {((), d.name) for d in olds.definitions if ((), d.name) in new and body_lost(before, d, after, news)}
     return old - new
 
 

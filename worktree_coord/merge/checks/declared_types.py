@@ -58,16 +58,23 @@ def static_member_targets(check: _Check, path: str, reference: Reference, merged
     if through is None:
         return
     head, member, called = through
-    typed = _local_class(reference, merged, head) if called else None
+    typed = _local_class(reference, merged, head)
     if typed is not None:
-        head = typed   # `s.entry().put()` where `Store s`: Store's `entry`, by its declared return type
+        # `s.entry().put()` where `Store s`: Store's `entry`, by its declared return type; `h.entry.put()`
+        # where `Holder h`: Holder's field `entry`, by its declared type
+        head = typed
+    elif "." in head:
+        return   # (`this.holder` of no declared class)
     elif reference.scopes & merged.local.get(head, set()) or any(
             merged.binds(reference.container[:depth], head) for depth in range(len(reference.container), 0, -1)):
         return   # a local, field or nested class of that name: not the top-level class
     files = class_files(check, path, reference, merged, rules, head)
     if files == []:
-        # a class of the package no side changed (`Store.open(k).put(v)` where only Entry.java changed)
-        files = check.tree_class_files(path, head, rules)
+        # a class of the package no side changed (`Store.open(k).put(v)` where only Entry.java changed),
+        # or of another package, imported by name (`import p.Store;`)
+        imported = visible_import(merged, head, reference)
+        files = check.tree_class_files(path, head, rules) if imported is None else check.tree_import_files(
+            path, imported.module.rstrip(rules.module_separator) + rules.module_separator + imported.name, rules)
     if not files:
         return
     declaring: list[tuple[str, str]] = []
@@ -166,6 +173,12 @@ def _static_member(check: _Check, path: str, reference: Reference) -> tuple[str,
     receiver is a name alone); None for any other receiver."""
     receiver = reference.receiver or ""
     field = _FIELD.fullmatch(receiver)
+    if field is None and receiver.startswith("this."):
+        # `this.holder.entry`: the class's field holder (a local of its declared type in its methods:
+        # symbols._fields_in_methods binds it as `this.holder`), then its field entry
+        inner = _FIELD.fullmatch(receiver[len("this."):])
+        if inner is not None:
+            return "this." + inner.group(1), inner.group(2), False
     if field is not None:
         return field.group(1), field.group(2), False
     if not receiver.endswith(")") or reference.start_byte < 0:

@@ -172,6 +172,14 @@ def qualified_body(data: bytes, name: str) -> bool:
     return re.search(rb"\w\s*::\s*" + re.escape(name.encode()) + rb"\s*\([^;{}()]*\)[^;{}()]*\{", data) is not None
 
 
+def body_lost(before: bytes, definition: "Definition", after: bytes | None, symbols: "Symbols") -> bool:
+    """Whether the top-level function `definition`, with a body in `before`, has none in `after`
+    (read as `symbols`), which holds only its prototypes: `int f(void);` kept above a body renamed
+    to g. The prototype defines nothing, so the file no longer defines f."""
+    return not definition.container and definition.kind in _FUNCTIONS and not prototype(before, definition) \
+        and declared_only(after, symbols, definition.name) and not qualified_body(after or b"", definition.name)
+
+
 def declared_only(data: bytes | None, symbols: "Symbols", name: str) -> bool:
     """Whether a version `data` (read as `symbols`) holds its top-level `name` as function
     prototypes alone: it declares a function some other file defines."""

@@ -11,8 +11,9 @@ Why: C#'s names are reached by namespace, not by file. Every file of a project i
 nested in it), in a file that imports `N` (`using N;`, or a `global using N;` in any file), or that
 spells it (`N.T`, `using static N.T;`). A type `Timer` the repository removed from its own
 namespace is not the `Timer` a file importing `System.Threading` uses: without this, every such use
-would read as left behind. Unsure cases see nothing (precision first): an alias (`using X = N;`),
-a `global using` in a file the merge does not read.
+would read as left behind. A `using X = N.T;` alias is spelled out where it heads a receiver
+(`X.F()` is `N.T.F()`: `unaliased`). Unsure cases see nothing (precision first): a `global using`
+in a file the merge does not read.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class NamespaceFacts:
     usings: frozenset[str] = frozenset()
     global_usings: frozenset[str] = frozenset()
     static_usings: frozenset[str] = frozenset()   # the types `using static N.T;` imports the members of
+    aliases: tuple[tuple[str, str], ...] = ()     # (X, N.T) of each `using X = N.T;`
 
 
 @functools.lru_cache(maxsize=None)
@@ -58,6 +60,7 @@ def facts(profile: "Profile", tree: tree_sitter.Tree, data: bytes) -> NamespaceF
     usings: list[tuple[str, int]] = []
     global_usings: set[str] = set()
     static_usings: set[str] = set()
+    aliases: list[tuple[str, str]] = []
     for _, captures in tree_sitter.QueryCursor(namespaces_query(profile)).matches(tree.root_node):
         names = captures.get("namespace.name", [])
         for key in ("namespace", "namespace.rest"):
@@ -68,6 +71,8 @@ def facts(profile: "Profile", tree: tree_sitter.Tree, data: bytes) -> NamespaceF
         usings.extend((_spelled(data, node), node.start_byte) for node in captures.get("using", []))
         global_usings.update(_spelled(data, node) for node in captures.get("using.global", []))
         static_usings.update(_spelled(data, node) for node in captures.get("using.static", []))
+        aliases.extend((_spelled(data, alias), _spelled(data, target))
+                       for alias, target in zip(captures.get("using.alias", []), captures.get("using.target", [])))
     spans: list[tuple[int, int, str, str]] = []
     for start, end, spelled in sorted(found, key=lambda span: (span[0], -span[1])):
         outer = enclosing_spans(spans, start)
@@ -76,7 +81,18 @@ def facts(profile: "Profile", tree: tree_sitter.Tree, data: bytes) -> NamespaceF
     # (`namespace A { using B; }` may import A.B: a using reads its namespace's names first)
     imported.update(_joined(scope, spelled) for spelled, at in usings if spelled not in static_usings
                     for scope in outward(enclosing_spans(spans, at)))
-    return NamespaceFacts(tuple(spans), frozenset(imported), frozenset(global_usings), frozenset(static_usings))
+    return NamespaceFacts(tuple(spans), frozenset(imported), frozenset(global_usings), frozenset(static_usings),
+                          tuple(aliases))
+
+
+def unaliased(found: NamespaceFacts, receiver: str) -> str:
+    """`receiver` with a `using` alias at its head spelled out (`Acme.Core.Store.Inner` of
+    `X.Inner` after `using X = Acme.Core.Store;`); unchanged where its head is no alias."""
+    head, dot, rest = receiver.partition(".")
+    for alias, target in found.aliases:
+        if alias == head:
+            return target + dot + rest
+    return receiver
 
 
 def enclosing_spans(spans: list[tuple[int, int, str, str]] | tuple[tuple[int, int, str, str], ...], offset: int) -> str:

@@ -63,7 +63,22 @@ NEAR = 16   # a parameter list's line this far below its definition's name (sign
 _SIDES = ("left", "right")
 _NAME_WORDS = re.compile(rb"[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
 _WORD_RUNS = re.compile(rb"[\w$\x80-\xff]+")
-_CHAINED = re.compile(rb"\)\s*\.\s*[A-Za-z_$]")   # a member read of a call's result (`Store.open(k).put`)
+# A member read of a call's result (`Store.open(k).put`) or of a field (`h.entry.put`): what precedes
+# the member's name in a user that reaches it through a declared type it need not spell.
+CHAIN_HEAD = rb"(?:\)|[\w$]\s*\.\s*[A-Za-z_$][\w$]*)\s*\.\s*"
+_CHAINED = re.compile(CHAIN_HEAD + rb"[A-Za-z_$]")
+_IMPORT_LINE = re.compile(rb"^[ \t]*import[ \t]+(?:static[ \t]+)?([\w.]+?)[ \t]*\.[ \t]*(?:\*|\w+)[ \t]*;", re.MULTILINE)
+JAVA_PACKAGE = re.compile(rb"^\s*package\s+([\w.\s]+?)\s*;", re.MULTILINE)   # a Java file's `package p.q;`
+
+
+def _imported_folders(text: bytes) -> frozenset[str]:
+    """The folders (`p/q`) of the Java packages `text`'s import lines import from, with each outer
+    folder too (`import static p.q.C.m;` spells package p.q through class C)."""
+    found: set[str] = set()
+    for module in _IMPORT_LINE.findall(text):
+        parts = module.decode("ascii", "replace").split(".")
+        found.update("/".join(parts[:count]) for count in range(1, len(parts) + 1))
+    return frozenset(found)
 
 
 def one_word(token: bytes) -> bool:
@@ -249,7 +264,7 @@ class Reach:
 
     def _through_results(self, side: str, other: str, candidates: Iterable[str], users: list[str],
                          near_by: dict[str, set[str]]) -> None:
-        """1, Java: a user of a candidate's package that reads a word gone from it through a call's
+        """1, Java: a user of a candidate's package (or one importing from it) that reads a word gone from it through a call's
         result (`Store.open(k).put(v)`, `s.entry().put(v)`: the declared return type leads to the
         candidate's class, declared_types.py) spells no word of its class, and is paired all the
         same. Only users that read a member of a call's result at all (`).`) are searched."""
@@ -262,8 +277,16 @@ class Reach:
                 packages.setdefault(package, []).append(user)
         if not packages:
             return
+        # A user of another package that imports from a candidate's (`import p.Store;`, then
+        # `Store.open(k).put(v)`): the call's result may be the candidate's class too. Told by folders
+        # (`p` of src/main/java/p/Entry.java), from the users' import lines: no candidate is read.
+        imported = {user: _imported_folders(self._text(user, other)) for found in packages.values() for user in found}
         for path in candidates:
-            package_users = packages.get(self._package_of(path) or "")
+            own = self._package_of(path) or ""
+            package_users = list(packages.get(own, ()))
+            folder = posixpath.dirname(path)
+            package_users += [user for key, found in packages.items() if key != own for user in found
+                              if any(folder == spelled or folder.endswith("/" + spelled) for spelled in imported[user])]
             if not package_users:
                 continue
             gone = sorted(word for word in self._gone(side, path) if one_word(word))
@@ -275,7 +298,7 @@ class Reach:
             declared = set(re.findall(rb"[\w>\]]\s+(" + alternation + rb")\s*\(", self._files[path].base or b""))
             if not declared:
                 continue
-            chained = re.compile(rb"\)\s*\.\s*(?:" + b"|".join(map(re.escape, sorted(declared))) + rb")\b")
+            chained = re.compile(CHAIN_HEAD + rb"(?:" + b"|".join(map(re.escape, sorted(declared))) + rb")\b")
             for user in package_users:
                 if user != path and user not in near_by.get(path, ()) and chained.search(self._text(user, other)):
                     near_by.setdefault(path, set()).add(user)

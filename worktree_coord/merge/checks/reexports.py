@@ -27,6 +27,10 @@ How (precision first, nothing guessed):
   from "./a"`, `from .a import *`) passes on every name its module's star list takes, and a file no
   side changed is followed through it where it spells the name, is a package's file of star
   imports, or star-imports, file by file, one that does (a chain of `from .b import *`);
+- a module a file binds whole and passes on (`import * as X from './m'; export {X}`, `export * as X
+  from './m'`) is followed where a use reads a member of it (`X.f()`, `whole_modules`), and through
+  a path of such names read on a module bound whole (`lib.sub.parse()` after `import * as lib from
+  './lib'`, whose index passes `sub` on whole: `modules_through`);
 - a file of the merge at the end of the chain is a candidate (the check then asks, as for any use,
   whether a side removed the name there and the merged file lacks it); a file no side changed that
   defines the name itself answers the use: nothing is reported (`None`);
@@ -130,6 +134,14 @@ def _named(bound: str, names: "set[bytes] | frozenset[bytes]") -> bool:
     if bound.isascii():
         return bound.encode() in names
     return any(n.decode("utf-8", "replace") == bound for n in names)
+
+
+def _dotted_after(data: bytes, bound: str) -> list[list[str]]:
+    """The paths of names read through `bound` in `data`, less the last (the member read):
+    [['sub']] of `lib.sub.parse()`; none of `lib.parse()`."""
+    found = {match.group(1) for match in re.finditer(
+        rb"(?<![\w$.])" + re.escape(bound.encode()) + rb"((?:\s*\.\s*[A-Za-z_$][\w$]*)+)\s*\.\s*[A-Za-z_$]", data)}
+    return [[part.strip().decode() for part in path.split(b".")[1:]] for path in sorted(found)]
 
 
 def kept_rules(rules: SemanticRules) -> bool:
@@ -413,13 +425,14 @@ class ReExports:
         return True
 
     def whole_modules(self, path: str, name: str, depth: int = 0,
-                      seen: set[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
+                      seen: set[tuple[str, str]] | None = None, deep: bool = False) -> list[tuple[str, str]]:
         """The (file, module) pairs where `name`, imported from `path`, is a module bound whole and
         passed on: a barrel's `import * as LineUtil from './LineUtil.js'; export {LineUtil}` (found
         driving wtc on Leaflet: its specs' `import {LineUtil} from 'leaflet'` then
         `LineUtil.clipSegment()`, a rename of clipSegment left them unnamed). Followed through named
         re-exports and star lines as `origins` follows a name (at most MAX_DEPTH deep, files no side
-        changed read only where they spell the name); [] where the name is no whole module."""
+        changed read only where they spell the name, or, `deep`, where their star lines reach it: a
+        path of names a use spells, `modules_through`); [] where the name is no whole module."""
         seen = set() if seen is None else seen
         if (path, name) in seen or depth > MAX_DEPTH:
             return []
@@ -441,12 +454,34 @@ class ReExports:
             return found
         for item in top:
             for target in self.locate(item.module, path, rules):
-                found += self.whole_modules(target, item.name or name, depth + 1, seen)
+                found += self.whole_modules(target, item.name or name, depth + 1, seen, deep)
         if not top:
             for module in symbols.star_modules:
                 for target in self.locate(module, path, rules):
-                    if target in self._merge.files or self._mentions(target, name):
-                        found += self.whole_modules(target, name, depth + 1, seen)
+                    # (through a star line of a file no side changed that spells it not: `export *
+                    # from './deep'`, deep.ts's `export * as sub from './sub'`)
+                    if target in self._merge.files or self._mentions(target, name) \
+                            or (deep and self._passes_stars_on(target, name)):
+                        found += self.whole_modules(target, name, depth + 1, seen, deep)
+        return found
+
+    def modules_through(self, module: str, importer: str, parts: Iterable[str]) -> list[tuple[str, str]]:
+        """The (file binding it, module) pairs a path of names read through a module bound whole
+        leads to: `lib.sub` after `import * as lib from './lib'`, where lib/index.ts passes `sub`
+        on whole (`export * as sub from './sub'`): [('lib/index.ts', './sub')]. Each part is a
+        whole module the one before binds (whole_modules); [] where one is not."""
+        found = [(importer, module)]
+        for part in parts:
+            step: list[tuple[str, str]] = []
+            for binder, bound in found:
+                profile = _profile(binder)
+                if profile is None:
+                    continue
+                for target in self.locate(bound, binder, profile.semantic):
+                    step += self.whole_modules(target, part, deep=True)
+            found = step
+            if not found:
+                break
         return found
 
     def _stars_may_pass(self, path: str, symbols: Symbols, name: str, rules: SemanticRules) -> bool:
@@ -675,7 +710,8 @@ class ReExports:
         given = given if isinstance(given, (set, frozenset)) else frozenset(given)
         wanted: list[str] | None = None   # sorted, decoded: the names a whole module may pass on
         out: set[str] = set()
-        for _, name, bound, direct, targets in leading:
+        for module_name, name, bound, direct, targets in leading:
+            whole = name is None   # (a module bound whole: `lib` of `import * as lib`)
             if name is None:
                 # A star import (`from pkg import *`, then a bare `B()`) or a module imported whole
                 # (`import pkg`, used as `pkg.parse()`): any of the names may be read through it.
@@ -699,6 +735,15 @@ class ReExports:
                     # A module the chain binds whole (`export {LineUtil}` of `import * as LineUtil`):
                     # a use of its member (`LineUtil.clipSegment()`) may mean the module's file.
                     for binder, module in self.whole_modules(target, name):
+                        whole = True
+                        out.update(file for file in self.locate(module, binder, _profile(binder).semantic)
+                                   if file in self._merge.files)
+            if whole and bound is not None and rules.module_separator != ".":
+                # Modules passed on whole read through the one bound (`lib.sub.parse()` after
+                # `import * as lib from './lib'`, lib/index.ts's `export * as sub from './sub'`):
+                # a use of the last one's member may mean its file.
+                for parts in _dotted_after(self._merge.files[user].merged or b"", bound):
+                    for binder, module in self.modules_through(module_name, user, ([name] if name else []) + parts):
                         out.update(file for file in self.locate(module, binder, _profile(binder).semantic)
                                    if file in self._merge.files)
         return frozenset(out)
@@ -794,7 +839,7 @@ class ReExports:
             entries += [(module, None, None) for module in symbols.star_modules]
             for item in symbols.imports:
                 if item.name is None and item.scope is None:
-                    entries.append((item.module, None, None))
+                    entries.append((item.module, None, item.bound))   # (`lib` of `import * as lib`)
                 elif item.name is not None:
                     entries.append((item.module, item.name, item.bound))
                 # (A module imported inside a function, `def test(): import sympy`, binds the module's

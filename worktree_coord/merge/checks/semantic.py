@@ -50,13 +50,13 @@ from ...frozen import value_class
 from .declared_types import nested_type_targets, static_member_targets
 from . import attribute_guards, sole_members
 from .duplicates import find_duplicates
-from .linked import (LINKED, answers, conditional, declared_only, error_words, file_local, is_linked, package_key,
+from .linked import (LINKED, answers, body_lost, conditional, declared_only, error_words, file_local, is_linked, package_key,
                      qualified_body, reading_profile, surely_placed)
 from . import namespaces
 from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, member_name, profile_for_path
 from ..languages.reparse import inverted
-from .reach import Reach, star_list_added, words
+from .reach import CHAIN_HEAD, JAVA_PACKAGE, Reach, star_list_added, words
 from ..result import SemanticFinding
 from .signatures import find_signature_changes
 from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, hunks as _hunks, lines_text,
@@ -88,6 +88,9 @@ STARRED: tuple[str, ...] = ("<star>",)
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 _QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")   # a receiver that names a type or namespace (C#'s `N.T`)
 _LEADING_NAME = re.compile(r"[A-Za-z_]\w*")   # a receiver that is one name: a crate's, in a Rust path call
+# The qualifiers right before a C++ qualified name (`a::b::`, `Box<int>::`, `::kv::`), ending where it stands.
+_QUALIFIERS = re.compile(rb"(?:[A-Za-z_]\w*\s*(?:<[^<>;{}()]*>)?\s*::\s*)+\Z")
+
 _EXCERPT_LINES = 6
 _FEW_REMOVALS = 256    # up to this many removals, a file is searched for each (else its words are scanned)
 
@@ -763,6 +766,7 @@ class _Check:
             names = set()
             through: list[_Removal] = []        # named here, but the file does not spell their module
             reached: frozenset[str] = frozenset()
+            chained: set[str] = set()   # their files whose member it reads after a call's result (`).put`)
             for r in candidates:
                 token = tokens[r.path]
                 if token not in mentioned:
@@ -786,8 +790,9 @@ class _Check:
                 # file's token is its folder's name, which `from '../index.js'` or `from '..'` need
                 # not spell (Chart.js drive: a re-export dropped from src/index.ts went unseen)
                 direct = self.imported_files(path) if any(r.path not in reached for r in through) else frozenset()
+                chained = {r.path for r in through if _called_on_a_result(r, text)}
                 names.update(r.definition.name for r in through if r.path in reached or r.path in direct
-                             or _called_on_a_result(r, text))
+                             or r.path in chained)
             words_used = {spelled[id(r)] for r in candidates if r.definition.name in names}
             if not any(word in text for word in words_used):
                 continue   # cheap: no added line even mentions a removed name
@@ -798,7 +803,7 @@ class _Check:
             # spells the token of util.rs, yet reaches it only through the crate root's `pub use`.)
             if path not in removed_paths and here not in wide_directories \
                     and not (typed_directories and _typed_package(path) in typed_directories) \
-                    and not reached & removed_paths \
+                    and not reached & removed_paths and not chained \
                     and not self.imported_files(path) & removed_paths \
                     and not (names and self.reexports.reached(path, {n.encode() for n in names}) & removed_paths):
                 continue
@@ -881,6 +886,9 @@ class _Check:
             return True   # its module's `__getattr__` answers the name (profile `any_name`)
         if not _defines(symbols, definition):
             return False
+        base = self.files[path].base
+        if package_key(path) == LINKED and base is not None and body_lost(base, definition, self.files[path].version(which), symbols):
+            return False   # its body renamed under the file's own prototype (trust-left12's note)
         # (an export, `export {formatNumber} from`, is a top-level name a star re-export may pass too)
         if symbols.binds(definition.container, definition.name) or definition.container not in ((), EXPORTS) \
                 or not symbols.wildcard or self.reexports is None:
@@ -1057,6 +1065,24 @@ class _Check:
                 if module is not None:
                     yield from self.imported_from(module, name, path, rules)
                     return
+            if imported is None and separator != "." and "." in receiver and rules.module_files:
+                # A module a barrel passes on whole, read through the barrel bound whole (`import *
+                # as lib from './lib'`, lib/index.ts's `export * as sub from './sub'`, then
+                # `lib.sub.parse()`) or by name (`import {ns} from './lib'; ns.sub.parse()`): the
+                # member is the last module's (trust-left12's note: a rename of parse passed).
+                head, *rest = (part.strip() for part in receiver.split("."))
+                through = _visible_import(merged, head, reference)
+                if through is not None and not reference.scopes & merged.local.get(head, set()):
+                    for binder, module in self.reexports.modules_through(
+                            through.module, path, ([through.name] if through.name else []) + rest):
+                        yield from self.imported_from(module, name, binder, rules)
+                    return
+            if imported is None and rules.namespaces and receiver.split(".", 1)[0] != (
+                    spelled := namespaces.unaliased(self.namespace_facts(path, "merged"), receiver)).split(".", 1)[0] \
+                    and not reference.scopes & merged.local.get(receiver.split(".", 1)[0], set()):
+                # C#: `X.F()` after `using X = N.T;` is `N.T.F()` (trust-left12's note)
+                yield from self.targets(path, dataclasses.replace(reference, receiver=spelled), merged)
+                return
             if imported is None and rules.namespaces and _QUALIFIED.fullmatch(receiver) \
                     and not reference.scopes & merged.local.get(receiver.split(".", 1)[0], set()) \
                     and not any(merged.binds(reference.container[:depth], receiver.split(".", 1)[0])
@@ -1071,9 +1097,11 @@ class _Check:
                 # JsonTextReader.Async.cs, the property JsonTextReader.cs defines: Newtonsoft.Json
                 # 2d5eba55 renamed the class PropertyNameTable). (A type of the file's own is one of
                 # them, its other parts in other files too: a partial class.)
-                last = receiver.rsplit(".", 1)[-1]
+                parts = tuple(receiver.split("."))
                 for other in [path] + self.package_files(path):
-                    yield (other, (last,), name)
+                    # (`Outer.Inner.F()`: a member of the type Inner nested in Outer, trust-left12's note)
+                    for depth in range(1, len(parts) + 1):
+                        yield (other, parts[-depth:], name)
                     yield (other, (), name)
                 return
             if imported is None:
@@ -1133,20 +1161,37 @@ class _Check:
                         yield from self.imported_from(module, name, binder, rules)
 
     def qualified_targets(self, path: str, reference: Reference) -> Iterator[tuple[str, tuple[str, ...], str]]:
-        """What a C++ qualified name (`Store::Make()`, `kv::Hash()`) may mean, in the linked package:
-        the static member of a class of its qualifier's last name, in any file; or a function of a
-        namespace of that name, in a file that opens it (`namespace kv {`): a namespace holds no
-        names of its own, its functions are top-level ones (`std::move` leads to no file of the tree
-        that opens `namespace std`)."""
-        qualifier = (reference.receiver or "").rsplit("::", 1)[-1].strip()
-        if not _LEADING_NAME.fullmatch(qualifier):
-            return   # (a template's `Box<int>::make()`: not followed)
-        opens = re.compile(rb"\bnamespace\s+(?:\w+\s*::\s*)*" + re.escape(qualifier.encode()) + rb"\s*\{")
+        """What a C++ qualified name (`Store::Make()`, `kv::Hash()`, `a::b::f()`, `Box<int>::make()`,
+        `Color::Red`) may mean, in the linked package: the static member of a class of its last
+        qualifier's name (its template arguments aside), in any file; a function of a namespace of
+        that path, in a file that opens each of its parts in turn (`namespace a { namespace b {`,
+        `namespace a::b {`): a namespace holds no names of its own, its functions are top-level
+        ones (`std::move` leads to no file of the tree that opens `namespace std`; `c::b::f()` to
+        none that opens only `a::b`); an enumerator of an enum of that name, in a file that declares
+        it (`enum class Color { Red }`: its constants are top-level names to the query)."""
+        qualifiers = self._qualifier_path(path, reference)
+        if not qualifiers:
+            return   # (a qualifier the check cannot read: `decltype(x)::f()`)
+        qualifier = qualifiers[-1]
+        opens = re.compile(rb"\bnamespace\s+" + rb"(?:\s*(?:::|\{[^{}]*?\bnamespace)\s*)".join(
+            re.escape(part.encode()) for part in qualifiers) + rb"\s*\{") if len(qualifiers) > 1 else \
+            re.compile(rb"\bnamespace\s+(?:\w+\s*::\s*)*" + re.escape(qualifier.encode()) + rb"\s*\{")
+        enum = re.compile(rb"\benum\s+(?:class\s+|struct\s+)?" + re.escape(qualifier.encode()) + rb"\s*(?::[^{;]*)?\{")
         for file in [path] + self.package_files(path):
             yield (file, (qualifier,), reference.name)
             versions = self.files[file]
-            if any(opens.search(data) for data in (versions.merged, versions.base) if data is not None):
+            if any(opens.search(data) or enum.search(data) for data in (versions.merged, versions.base) if data is not None):
                 yield (file, (), reference.name)
+
+    def _qualifier_path(self, path: str, reference: Reference) -> tuple[str, ...]:
+        """The qualifiers spelled before a C++ qualified name, outermost first, template arguments
+        aside (`('a', 'b')` of `::a::b::f()`, `('Box',)` of `Box<int>::make()`); () where one is
+        no plain name."""
+        data = self.files[path].merged or b""
+        found = _QUALIFIERS.search(data, max(0, reference.start_byte - 512), reference.start_byte)
+        if found is None:
+            return ()
+        return tuple(part.decode() for part in re.findall(rb"([A-Za-z_]\w*)\s*(?:<[^<>;{}()]*>)?\s*::", found.group()))
 
     def typed_local_targets(self, path: str, reference: Reference, merged: Symbols,
                             rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]:
@@ -1179,9 +1224,11 @@ class _Check:
                              typed: str) -> Iterator[tuple[str, tuple[str, ...], str]]:
         """The member `reference.name` of the class `typed` as `path` spells it (a typed local's, or the
         class a receiver constructs, `Text(x)`, `new Store()`), in each file of the merge declaring it:
-        only where sure (see typed_local_targets)."""
+        only where sure (see typed_local_targets); C#'s extension methods of it too (extension_targets)."""
         name = reference.name
         qualifier, _, type_name = typed.rpartition(".")
+        if rules.namespaces:
+            yield from self.extension_targets(path, type_name, name)
         if qualifier and rules.package_types:
             # Java: `CodeBlock.Builder`, a class nested in another (declared_types.py)
             yield from nested_type_targets(self, path, reference, merged, rules, typed)
@@ -1228,6 +1275,27 @@ class _Check:
                     and (d.kind == "class" or not classes_only) for d in found.definitions))
         if declared:
             yield from ((other, (type_name,), name) for other in files)
+
+    def extension_targets(self, path: str, type_name: str, name: str) -> Iterator[tuple[str, tuple[str, ...], str]]:
+        """C#: the extension methods `name` of the class `type_name` (`static int Twice(this Store
+        s)` of `s.Twice()`, where `Store s`), of the files of the merge whose base declares one: a
+        method of their static class. None where a merged file still declares such an extension (it
+        moved) or the class a method of that name (an instance method hides every extension)."""
+        extension = re.compile(rb"\b" + re.escape(name.encode()) + rb"\s*(?:<[^>]*>\s*)?\(\s*this\s+(?:[\w.]+\.)?"
+                               + re.escape(type_name.encode()) + rb"(?![\w.])")
+        files = [path] + self.package_files(path)
+        declaring = [other for other in files if extension.search(self.files[other].base or b"")]
+        if not declaring or any(extension.search(self.files[other].merged or b"") for other in files):
+            return
+        for other in files:
+            found = self.symbols(other, "merged", uses=False) if self.files[other].exists("merged") else None
+            if found is not None and found.binds((type_name,), name):
+                return
+        for other in declaring:
+            found = self.symbols(other, "base", uses=False)
+            for definition in found.definitions if found is not None else ():
+                if definition.name == name and len(definition.container) == 1 and definition.kind == "method":
+                    yield (other, definition.container, name)
 
     def base_member_targets(self, path: str, declaring: str, found: Symbols, derived: str,
                             name: str) -> Iterator[tuple[str, tuple[str, ...], str]]:
@@ -1310,6 +1378,22 @@ class _Check:
             folders += [lead + source + folder[found.end():] for source in rules.source_folders]
         return [candidate for candidate in dict.fromkeys(posixpath.join(f, file_name) for f in folders)
                 if candidate not in self.files and self.tree_symbols(candidate) is not None]
+
+    def tree_import_files(self, path: str, module: str, rules: SemanticRules) -> list[str]:
+        """The file of the class a Java import names (`p.Store` of `import p.Store;`) that the merge
+        does not hold and the tree does, below the source root `path` stands in (its folder less its
+        own `package q;`): a class another package's file reaches by import, which no side changed."""
+        if self._tree_file is None or not rules.specifier_files:
+            return []
+        declared = JAVA_PACKAGE.search(self.files[path].merged or b"")
+        folder = posixpath.dirname(path)
+        own = declared.group(1).decode("utf-8", "replace").replace(".", "/").replace(" ", "") if declared else ""
+        if own and not (folder == own or folder.endswith("/" + own)):
+            return []
+        root = folder[:len(folder) - len(own)] if own else folder + "/"
+        parts = module.split(rules.module_separator)
+        candidate = root + "/".join(parts[:-1] + [rules.specifier_files[0].format(parts[-1])])
+        return [candidate] if candidate not in self.files and self.tree_symbols(candidate) is not None else []
 
     def tree_symbols(self, path: str) -> Symbols | None:
         """The definitions of a file of the tree the merge does not hold (read as the manifests are),
@@ -1676,8 +1760,14 @@ class _Check:
         home = namespaces.defined_in(self.namespace_facts(removal.path, "base"), base,
                                      definition.start_byte, definition.end_byte, definition.kind)
         qualifier = reference.receiver
+        if qualifier is not None:
+            # (`new N.T()` spells the type N.T; `X` of `using X = N.T;` spells N.T)
+            qualifier = namespaces.unaliased(self.namespace_facts(path, "merged"), _constructed(qualifier, profile.semantic) or qualifier)
         if definition.container and qualifier is not None:
-            qualifier = qualifier.rsplit(".", 1)[0] if "." in qualifier else None
+            # What the use spells before the member's type (`N` of `N.Outer.Inner.F()`, a member of Inner)
+            parts = qualifier.split(".")
+            size = len(definition.container) if tuple(parts[-len(definition.container):]) == definition.container else 1
+            qualifier = ".".join(parts[:-size]) or None
         member_of = definition.container[0] if definition.container else None
         return namespaces.sees(home, definition.kind, definition.name, member_of, self.namespace_facts(path, "merged"),
                                reference.start_byte, qualifier, self.global_usings())
@@ -1743,7 +1833,9 @@ class _Check:
         definition = removal.definition
         if not definition.container and removal.side != "merged" and self.files[removal.path].exists(removal.side):
             after = self.symbols(removal.path, removal.side, uses=False)
-            if after is not None and after.binds((), definition.name):
+            if after is not None and after.binds((), definition.name) and not (
+                    package_key(removal.path) == LINKED and body_lost(self.files[removal.path].base or b"", definition,
+                                                                      self.files[removal.path].version(removal.side), after)):
                 return "export"   # still defined there: its star import no longer takes it (star_lost)
         if definition.container != EXPORTS:
             return definition.kind
@@ -1827,13 +1919,13 @@ def _constructed(receiver: str, rules: SemanticRules) -> str | None:
 
 
 def _called_on_a_result(removal: _Removal, text: bytes) -> bool:
-    """Whether `text` (a file's added lines) reads the removed member through a call's result
-    (`Store.open(k).put(v)`, `s.entry().put(v)`), in a language whose classes need no import in
+    """Whether `text` (a file's added lines) reads the removed member through a call's result or a
+    field (`Store.open(k).put(v)`, `s.entry().put(v)`, `h.entry.put(v)`), in a language whose classes need no import in
     their package (Java: profile package_types): the declared return type leads to the member's
     class (declared_types.py), which the file need not spell."""
     profile = semantic_profile(removal.path)
     return bool(removal.definition.container) and profile is not None and profile.semantic.package_types \
-        and re.search(rb"\)\s*\.\s*" + re.escape(removal.definition.name.encode()) + rb"\b", text) is not None
+        and re.search(CHAIN_HEAD + re.escape(removal.definition.name.encode()) + rb"\b", text) is not None
 
 
 def use_word(path: str, container: tuple[str, ...], name: str) -> str:

@@ -929,7 +929,9 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             if len(typed_types) == 1:
                 raw_typed.extend((node, typed_types[0]) for node in captures.get("typed.name", []))
                 raw_fields.extend((node, typed_types[0]) for node in captures.get("typed.field", []))
-                raw_members.extend((node, typed_types[0], False) for node in captures.get("typed.static", []))
+                # (an instance field's declared type too: `h.entry.put()` where `Holder h`, declared_types.py)
+                raw_members.extend((node, typed_types[0], False) for node in captures.get("typed.static", [])
+                                   + captures.get("typed.field", []))
                 raw_members.extend((node, typed_types[0], True) for node in captures.get("typed.returns", []))
         if guarded_match:
             guards.add(captures)
