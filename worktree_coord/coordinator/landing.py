@@ -166,7 +166,7 @@ class LandingOperations(CoordinatorBase):
             return {}
         from ..check.names_unread import names_unread
 
-        found = names_unread(changes)
+        found = names_unread(changes, self.git.read_blob)
         return found.to_json() if found else {}
 
     def _run_changes(self, run: RunRecord, tip: str) -> _RunChanges:

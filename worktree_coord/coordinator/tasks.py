@@ -423,7 +423,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
 
         if self._left_behind_mode(run) is SemanticMode.OFF:
             return NamesUnread()
-        return names_unread(changes)
+        return names_unread(changes, self.git.read_blob)
 
     def _syntax_notes(self, changes: list) -> list[str]:
         """A note per file the task left unparseable (merge/checks/syntax.py): the merge and its checks
