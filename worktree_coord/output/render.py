@@ -92,7 +92,10 @@ def _rule_text(rule: dict) -> str:  # type: ignore[type-arg]
 
 
 def task_finished(r: TaskFinished) -> str:
-    head = f"task {r.task}: {r.state}" + (f" at {r.commit[:12]}" if r.commit else "") + _again(r.replayed)
+    # Two commits a finish names, each once and said whose: the task's own (on its branch) here, the
+    # merge commit integration moved to below ("merged at X" then "merged into integration as Y"
+    # read as two merges).
+    head = f"task {r.task}: {r.state}" + (f" (task commit {r.commit[:12]})" if r.commit else "") + _again(r.replayed)
     lines = [head]
     if r.violations:
         from ..boundary.large_files import NOTHING_COMMITTED  # not at the top: `wtc status` must not load pygit2
@@ -108,7 +111,7 @@ def task_finished(r: TaskFinished) -> str:
     else:
         lines.append(f"  {len(r.changed)} file(s) changed on {r.branch}")
     if r.merge and r.merge.get("merge_commit"):
-        lines.append(f"  merged into integration as {str(r.merge.get('merge_commit'))[:12]}"
+        lines.append(f"  merged into integration as merge commit {str(r.merge.get('merge_commit'))[:12]}"
                      + (f" (resolved {', '.join(r.merge['resolved'])})" if r.merge.get("resolved") else ""))
         for path, how in (r.merge.get("resolutions") or {}).items():
             lines.append(f"    {path}: {how}")
