@@ -239,11 +239,12 @@ def run_report(r: RunReport) -> str:
     lines.append(f"  {len(r.files)} path(s) landing changes (against {where}), with where each change came from:")
     for item in r.files:
         lines.append(f"    {item['status']:<8} {manifest_path(item)}  ({item['origin']})")
-    for item in r.intents_pending:
-        why = f": {item['reason']}" if item.get("reason") else ""
-        lines.append(f"  intent    {item['state']:<13} " + " ".join(p for p in (item["op"], item["name"]) if p)
-                     + (f" {item['spec']}" if item.get("spec") else "")
-                     + f" in {item['manifest']} (task {item['task']}){why}")
+    # Every intent, what became of it and why (a report of an older wtc has the unapplied ones only).
+    for item in r.intents or [{"what": " ".join(p for p in (row["op"], row["name"], row.get("spec")) if p),
+                               "why": row.get("reason")} | row for row in r.intents_pending]:
+        at = f" at {item['commit'][:12]}" if item.get("commit") else ""
+        why = f": {item['why']}" if item.get("why") else ""
+        lines.append(f"  intent    {item['state']:<13} {item['what']} in {item['manifest']} (task {item['task']}){at}{why}")
     for c in r.conflicts:
         if c.get("semantic"):
             lines.append(f"  conflict  {_semantic_line(c['semantic'])}")
