@@ -43,3 +43,8 @@ def test_report_lists_each_intent_with_its_state_and_why(tmp_path: Path) -> None
             f"{applied['commit'][:12]}") in text.splitlines(), text
     [pin_new] = [line for line in text.splitlines() if "(task pin-new)" in line]
     assert pin_new.startswith("  intent    conflict      set_spec pytest ==8.4.1 in requirements.txt (task pin-new): "), text
+    from worktree_coord.cli.html_report import render_html
+
+    page = render_html(RunReport.from_json(report))
+    assert "<li class=ok>applied: add_dep httpx ==0.28.1 in <code>requirements.txt</code> (task httpx) at" in page
+    assert "<li class=warn>conflict: set_spec pytest ==8.4.1 in <code>requirements.txt</code> (task pin-new)" in page
