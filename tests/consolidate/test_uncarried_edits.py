@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_repo, write, wtc_in_process
+from tests.conftest import git, make_repo, write, wtc_in_process
 
 POM = ("<project>\n  <modelVersion>4.0.0</modelVersion>\n  <groupId>g</groupId>\n  <artifactId>a</artifactId>\n"
        "  <version>1</version>\n  <dependencies>\n    <dependency><groupId>x</groupId><artifactId>y</artifactId>"
@@ -62,7 +62,7 @@ def test_an_edit_no_intent_carries_is_refused_with_its_line_named(repo: Path, ta
     assert code == 3 and done["state"] == "rejected", done
     [violation] = done["violations"]
     assert violation["rule"] == "reserved_unexpressible" and violation["path"] == path
-    assert named in violation["detail"] and "put those lines back" in violation["detail"], violation
+    assert named in violation["detail"] and "take those edits out of" in violation["detail"], violation
     # nothing lost: the task's commit still holds the edit
     assert wtc_in_process(repo, "status", "--run", "r")[1]["tasks"][0]["state"] != "merged"
 
@@ -76,3 +76,16 @@ def test_key_edits_beside_comments_still_merge_and_keep_the_comments(repo: Path)
     })
     assert code == 0 and done["state"] == "merged" and not done["violations"], done
     assert len(done["intents"]) == 4, done["intents"]
+
+
+def test_a_requirement_written_with_its_comment_lands_with_it(repo: Path) -> None:
+    """A comment on a requirement's own line is part of the entry the task wrote: consolidation
+    writes it (httpx's requirements.txt, a task adding `pytest-asyncio==1.1.0  # async fixtures`),
+    and a comment the task put on a requirement it changed replaces the one it had."""
+    text = FILES["requirements.txt"].replace("pytest==8.3.5", "pytest==8.4.1  # 8.4: the fixture fix") \
+        + "pytest-asyncio==1.1.0  # async fixtures\n"
+    code, done = _finish(repo, "commented", {"requirements.txt": text})
+    assert code == 0 and done["state"] == "merged" and not done["violations"], done
+    code, consolidated = wtc_in_process(repo, "consolidate", "--run", "r")
+    assert code == 0, consolidated
+    assert git(repo, "show", "wtc/r/integration:requirements.txt") + "\n" == text

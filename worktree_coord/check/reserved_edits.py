@@ -71,9 +71,10 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
                     "detail": "consolidation carries a reserved manifest's keys, not its comments or layout, so these "
                               "edits would be lost: " + "; ".join(lost[:6]) + (f" (and {len(lost) - 6} more)"
                                                                                if len(lost) > 6 else "")
-                              + f"; put those lines back as they were at the task's base (`git checkout {since[:12]} "
-                                f"-- {change.path}` and redo the key edits) and finish again, or have the lead "
-                                "unreserve the file (`reserved-remove` in .wtc.toml or [tool.worktree-coord])"})
+                              + f"; take those edits out of {change.path} in the worktree (what it had at the task's "
+                                f"base: `git show {since[:12]}:{change.path}`) and finish again: its key edits are "
+                                "carried; or have the lead unreserve the file (`reserved-remove` in .wtc.toml or "
+                                "[tool.worktree-coord])"})
                 continue
             intents += derived
         except WtcError as error:

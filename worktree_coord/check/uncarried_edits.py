@@ -23,12 +23,13 @@ from typing import Sequence
 
 from ..consolidate import Intent, classify_path
 from ..consolidate.intent import Op
+from ..consolidate.requirements_file import COMMENT
 from ..errors import WtcError
 
 # Comments of the formats no grammar profile reads, by their tools' rules: pip's (a `#` at the line's
-# start or after white space) and go's (`//` to the line's end).
-_LINE_COMMENTS = {"requirements": re.compile(r"(?:^|\s)(#.*)$"), "go.mod": re.compile(r"(//.*)$"),
-                  "go.work": re.compile(r"(//.*)$")}
+# start or after white space: requirements_file.COMMENT) and go's (`//` to the line's end).
+_GO_COMMENT = re.compile(r"//.*$")
+_LINE_COMMENTS = {"requirements": COMMENT, "go.mod": _GO_COMMENT, "go.work": _GO_COMMENT}
 
 
 def uncarried_edits(path: str, base: bytes | None, new: bytes | None, intents: Sequence[Intent]) -> list[str]:
@@ -78,7 +79,7 @@ def _comments(path: str, data: bytes) -> list[tuple[int, str]]:
     pattern = _LINE_COMMENTS.get(kind.format) if kind is not None else None
     text = data.decode("utf-8", errors="replace")
     if pattern is not None:
-        return [(number, found.group(1).strip()) for number, line in enumerate(text.splitlines(), 1)
+        return [(number, found.group(0).strip()) for number, line in enumerate(text.splitlines(), 1)
                 if (found := pattern.search(line))]
     from ..merge.languages.profiles import profile_for_path
 
