@@ -171,7 +171,7 @@ def derive_intents(
             if change.after is None:
                 add(Op.REMOVE_KEY, settings.SETTINGS_GROUP, change.name, expected_before=change.before)
             else:
-                text_key = "yaml" if kind.format in settings.TOP_LEVEL_ONLY else "toml"
+                text_key = "yaml" if kind.format in settings.TOP_LEVEL_ONLY else "xml" if kind.format == "pom" else "toml"
                 placement = tuple((key, value) for key, value in (
                     ("form", change.form), ("after", change.follows), ("before", change.precedes),
                     (text_key, change.text)) if value)
@@ -333,8 +333,12 @@ def _setting_changes(path: str, fmt: str, base: bytes | None, new: bytes) -> lis
         # `properties.NAME` one by one; every other top-level element whole, as written.
         from worktree_coord.consolidate.manifests import read_pom
 
+        from worktree_coord.consolidate.pom import document_forms, profile_texts
+
         before_doc = read_pom(path, base).document if base is not None else {}
-        return settings.changes(before_doc, read_pom(path, new).document)
+        after_doc = read_pom(path, new).document
+        return settings.changes(before_doc, after_doc, new_forms=document_forms(after_doc),
+                                new_texts=profile_texts(path, new))
 
     def unmodeled(data: bytes) -> tuple[dict, dict | None, dict | None]:
         if fmt == "package.json":

@@ -243,6 +243,31 @@ def profiles_document(data: bytes, profiles: Element) -> dict | str:
     return out
 
 
+def document_forms(document: dict, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], str]:
+    """Which keyed elements of a pom.xml's settings document (`read_pom`) settings.changes compares
+    key by key when they are new ("table"): all but a profile, which Maven reads only with its id,
+    so a new profile is one change, its whole element (one carried child by child was written
+    without its `<id>`, before the id's own intent)."""
+    forms: dict[tuple[str, ...], str] = {}
+    for key, value in document.items():
+        parts = (*prefix, str(key))
+        if isinstance(value, dict):
+            if not (len(parts) == 2 and parts[0] == "profiles"):
+                forms[parts] = "table"
+            forms.update(document_forms(value, parts))
+    return forms
+
+
+def profile_texts(path: str, data: bytes) -> dict[tuple[str, ...], str]:
+    """Each keyed profile's element as written, by its settings key (`("profiles", id)`): a new
+    profile is written so (its children in the task's order; its settings value, canonical JSON,
+    holds them sorted)."""
+    facts = read_facts(path, data)
+    profiles = facts.root.child("profiles")
+    return {("profiles", p.child_text("id") or ""): element_text(facts.text, p)
+            for p in (profiles.all("profile") if profiles is not None else []) if p.child_text("id")}
+
+
 # The element a keyed child of a holder is (`profiles."ci"` is a <profile>), by the holder's name.
 KEYED_CHILDREN = {"profiles": "profile", "plugins": "plugin", "dependencies": "dependency"}
 

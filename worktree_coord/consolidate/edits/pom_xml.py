@@ -273,15 +273,15 @@ def _edit_in_build(data: bytes, project: Element, intent: Intent, parts: tuple[s
     missing = parts[len(chain) - 1:]
     # each part's element name: a keyed child's is its holder's kind (`profiles."ci"` is a <profile>)
     names = [KEYED_CHILDREN.get(holder, part) for holder, part in zip(("project",) + parts, parts)]
+    # a keyed element carried whole (a new profile) is written as the task wrote it, its children in order
+    block = where["xml"] if isinstance(value, dict) and where.get("xml") else _block(names[-1], value, unit)
     if not missing:
         target = chain[-1]
         if intent.op == Op.REMOVE_KEY:
             return _remove(data, target)
-        block = _block(names[-1], value, unit)
         return _splice(data, target.start, target.end, _reindent(block, _indent(data, target), _eol(data)).lstrip())
     if intent.op == Op.REMOVE_KEY:
         return data
-    block = _block(names[-1], value, unit)
     for name in reversed(names[len(chain) - 1:-1]):
         block = f"<{name}>\n" + _reindent(block, unit).decode() + f"\n</{name}>"
     parent = chain[-1]
