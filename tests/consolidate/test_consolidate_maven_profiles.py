@@ -98,6 +98,8 @@ def test_tasks_changing_different_profiles_all_land_and_one_dependency_changed_t
     [conflict] = root["conflicts"]
     assert conflict["tasks"] == ["jacoco-a", "jacoco-b"] and "org.jacoco.agent" in conflict["message"], conflict
     assert {task for change in root["applied"] for task in change["tasks"]} == {"mockito", "sources", "bench"}
+    # the new profile is named by its element, as the task wrote it, not by its JSON
+    assert "set_key profiles.bench <profile> ... (9 lines)" in [change["summary"] for change in root["applied"]]
     landed = git(repo, "show", "wtc/r/integration:pom.xml") + "\n"
     assert landed == PROFILED.replace(ci_dependencies, ci_dependencies.replace(
         "      </dependencies>", MOCKITO + "      </dependencies>")).replace(
