@@ -205,6 +205,11 @@ def _placement(before: ManifestModel, after: ManifestModel, group: str, name: st
     source = name.split(";")[0].strip()
     if source in after.sources and source not in before.sources:
         found += neighbours(list(after.sources), set(before.sources), source, prefix="sources_")
+    if group.startswith("optional:") and not any(g == group for g, _ in before.deps):
+        # a new extra: where the task wrote its array among the others (httpx's `trio = [` before `zstd`)
+        extras = list(dict.fromkeys(g.split(":", 1)[1] for g, _ in after.deps if g.startswith("optional:")))
+        had = {g.split(":", 1)[1] for g, _ in before.deps if g.startswith("optional:")}
+        found += neighbours(extras, had, group.split(":", 1)[1], prefix="group_")
     text = after.deps[(group, name)].text
     return found + ((("text", text),) if text else ())
 
