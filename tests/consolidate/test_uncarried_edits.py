@@ -1,8 +1,8 @@
-"""A task's edit of a reserved manifest that no intent carries (a comment, the layout) is refused at
+"""A task's edit of a reserved manifest that no intent carries (a comment) is refused at
 finish with its line named, never merged as "merged" and dropped: intents are key-level, and the
 merge puts every reserved path back as it was at the base, so a comment-only edit of requirements.txt
-(and a comment in a Cargo.toml, pyproject.toml, go.mod or pom.xml, a package.json whose keys were
-only reordered) derived nothing and vanished without a word. Real repositories, `wtc task finish`."""
+(and a comment in a Cargo.toml, pyproject.toml, go.mod or pom.xml) derived nothing and vanished, said
+only as "no intent carries it". Real repositories, `wtc task finish`."""
 
 from __future__ import annotations
 
@@ -28,8 +28,6 @@ FILES = {
 EDITS = {
     "requirements-comment": ("requirements.txt", FILES["requirements.txt"].replace("# Tests", "# Tests (pinned: #123)"),
                              "requirements.txt:3: the comment '# Tests (pinned: #123)'"),
-    "package-key-order": ("package.json", FILES["package.json"].replace('"a": "1",\n    "b": "2"', '"b": "2",\n    "a": "1"'),
-                          "package.json:5: layout only"),
     "go-comment": ("go.mod", FILES["go.mod"].replace("go 1.21", "// slices needs 1.21\ngo 1.21"),
                    "go.mod:3: the comment '// slices needs 1.21'"),
     "cargo-comment": ("Cargo.toml", FILES["Cargo.toml"].replace('serde = "1"', 'serde = "1"  # derive only'),
@@ -65,6 +63,15 @@ def test_an_edit_no_intent_carries_is_refused_with_its_line_named(repo: Path, ta
     assert named in violation["detail"] and "take those edits out of" in violation["detail"], violation
     # nothing lost: the task's commit still holds the edit
     assert wtc_in_process(repo, "status", "--run", "r")[1]["tasks"][0]["state"] != "merged"
+
+
+def test_an_edit_of_layout_alone_merges_and_is_said(repo: Path) -> None:
+    """A package.json whose keys were only reordered loses nothing npm reads: it merges, and the
+    finish says that no intent carries it."""
+    text = FILES["package.json"].replace('"a": "1",\n    "b": "2"', '"b": "2",\n    "a": "1"')
+    code, done = _finish(repo, "order", {"package.json": text})
+    assert code == 0 and done["state"] == "merged" and done["intents"] == [], done
+    assert any(note.startswith("package.json: the edit changes no dependency") for note in done["notes"]), done
 
 
 def test_key_edits_beside_comments_still_merge_and_keep_the_comments(repo: Path) -> None:

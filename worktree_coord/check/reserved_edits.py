@@ -6,7 +6,7 @@ reserved edits consolidation could not carry, so no edit is ever dropped silentl
 - a reserved manifest that does not parse strictly: `reserved_invalid`;
 - a root-manifest edit no intent can express (a TOML or YAML date, the order of a
   requirements file's option lines; every other key of a root package.json, Cargo.toml or pyproject.toml
-  is a `set_key` intent), or a comment or layout edit no intent carries (uncarried_edits.py):
+  is a `set_key` intent), or a comment no intent writes (uncarried_edits.py):
   `reserved_unexpressible` (make it in a member manifest, or unreserve it).
 Owned member manifests merge through the merge engine and still ask their root for a relock.
 """
@@ -68,7 +68,7 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
             if lost:
                 violations.append({
                     "path": change.path, "rule": "reserved_unexpressible",
-                    "detail": "consolidation carries a reserved manifest's keys, not its comments or layout, so these "
+                    "detail": "consolidation carries a reserved manifest's keys, not its comments, so these "
                               "edits would be lost: " + "; ".join(lost[:6]) + (f" (and {len(lost) - 6} more)"
                                                                                if len(lost) > 6 else "")
                               + f"; take those edits out of {change.path} in the worktree (what it had at the task's "

@@ -1,4 +1,4 @@
-"""What of a task's edit of a reserved manifest its intents do not carry: comments and layout.
+"""What of a task's edit of a reserved manifest its intents do not carry: its comments.
 
 Stage: finish-time derivation, beside `reserved_edits.py`. Input: the manifest's path, its bytes at
 the task's base and in the task's result, and the intents derived from that edit. Output: one line
@@ -8,11 +8,11 @@ the line named, never dropped.
 
 Intents are key-level (derive.py diffs normalized models), and the merge puts every reserved path
 back as it was at the base (integrate/mergeable.py); so a comment-only edit of a requirements file,
-a comment beside a Cargo.toml dependency, a `<!-- -->` in a pom.xml or a package.json whose keys
-were only reordered derived nothing, merged as "merged" and vanished. Here the intents are applied
+a comment beside a Cargo.toml dependency or a `<!-- -->` in a pom.xml derived nothing, merged as
+"merged" and vanished (a note said only that no intent carried the edit). Here the intents are applied
 to the base by consolidation's own editors (edits/), and each comment the task's file holds that
-the result does not (or the other way round) is named; an edit that derives no intent at all and is
-not about comments is layout (whitespace, key order), named by its first line.
+the result does not (or the other way round) is named. An edit of layout alone (white space, a
+package.json's keys reordered) is said by the finish's note that no intent carries it, and merges.
 """
 
 from __future__ import annotations
@@ -54,10 +54,8 @@ def uncarried_edits(path: str, base: bytes | None, new: bytes | None, intents: S
         if extra[text]:
             extra[text] -= 1
             lost.append(f"{path}:{line}: the comment {text!r} (removed; line {line} at the task's base)")
-    if not lost and not intents and carried != new:
-        line = _first_different_line(base, new)
-        lost.append(f"{path}:{line}: layout only (white space, line ends or the order of keys), which no intent "
-                    "carries")
+    # An edit of layout alone (white space, the order of keys) loses nothing Maven, npm or pip reads:
+    # the finish's note says no intent carries it (coordinator/tasks.py), and it merges.
     return lost
 
 
@@ -96,10 +94,3 @@ def _comments(path: str, data: bytes) -> list[tuple[int, str]]:
         else:
             stack.extend(reversed(node.children))
     return out
-
-
-def _first_different_line(base: bytes, new: bytes) -> int:
-    for number, (old, cur) in enumerate(zip(base.splitlines(), new.splitlines()), 1):
-        if old != cur:
-            return number
-    return min(len(base.splitlines()), len(new.splitlines())) + 1
