@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 # pnpm and Yarn are pinned in tools/package-lock.json and installed by the README's test command
-# (`npm install --prefix tools`); on PATH they resolve the way a user's own install does.
+# (`npm ci --prefix tools`); on PATH they resolve the way a user's own install does.
 TOOLS_BIN = Path(__file__).resolve().parent.parent / "tools" / "node_modules" / ".bin"
 if TOOLS_BIN.is_dir() and str(TOOLS_BIN) not in os.environ.get("PATH", "").split(os.pathsep):
     os.environ["PATH"] = os.pathsep.join([str(TOOLS_BIN), os.environ.get("PATH", "")])

@@ -219,6 +219,10 @@ class RunReport(Result):
     tasks: list[dict[str, Any]] = field(default_factory=list)
     files: list[dict[str, Any]] = field(default_factory=list)
     intents_pending: list[dict[str, Any]] = field(default_factory=list)
+    # Every intent of the run, each: intent, task, manifest, what (its change in a few words), state
+    # (applied, satisfied, pending, conflict, failed, ...), why (a state's reason, else None),
+    # commit (the consolidation commit that applied it, else None).
+    intents: list[dict[str, Any]] = field(default_factory=list)
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     verification: list[dict[str, Any]] = field(default_factory=list)
     target: dict[str, Any] | None = None

@@ -343,7 +343,7 @@ def test_a_pinned_pnpm_with_no_npm_to_fetch_it_names_the_version_to_install(tmp_
 
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm comes with Node.js 20, which the README's set-up needs")
 def test_online_the_pinned_pnpm_is_fetched_with_npm_exec_and_relocks_then_offline_from_the_cache(tmp_path, pnpm_env):
-    """Uses the npm registry, as the README's `npm install --prefix tools` does: pnpm@10 is fetched
+    """Uses the npm registry, as the README's `npm ci --prefix tools` does: pnpm@10 is fetched
     once into this test's own npm cache, relocks, and a later offline consolidation reuses it."""
     pinned = "10.34.5"
     assert _installed_pnpm(tmp_path, pnpm_env).split(".")[0] != "10", "the test needs another major on PATH"
@@ -364,7 +364,7 @@ def test_online_the_pinned_pnpm_is_fetched_with_npm_exec_and_relocks_then_offlin
 
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm comes with Node.js 20, which the README's set-up needs")
 def test_online_a_pinned_pnpm_a_minor_apart_is_fetched_and_relocks_instead_of_paths(tmp_path, pnpm_env):
-    """Uses the npm registry, as the README's `npm install --prefix tools` does. The project pins
+    """Uses the npm registry, as the README's `npm ci --prefix tools` does. The project pins
     the major on PATH but another minor: online, the pinned version is fetched before the offline
     relock (which would succeed from the cache with PATH's pnpm and rewrite the lock's format)."""
     used = _installed_pnpm(tmp_path, pnpm_env)

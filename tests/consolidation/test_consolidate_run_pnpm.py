@@ -96,7 +96,7 @@ def test_member_in_workspace_yaml_and_root_dependency_on_it_land_in_one_consolid
 def test_a_pinned_pnpm_of_another_major_is_never_used_silently_offline_then_fetched_online(pnpm_repo, monkeypatch):
     """The project pins pnpm@10 while PATH has another major: offline (npm's cache empty) the
     intent waits for the network and landing is told why; `--online` fetches the pinned pnpm with
-    npm exec (the registry, as the README's `npm install --prefix tools` uses it) and relocks with it."""
+    npm exec (the registry, as the README's `npm ci --prefix tools` uses it) and relocks with it."""
     repo = pnpm_repo
     monkeypatch.setenv("npm_config_cache", str(repo.parent / "npm-cache"))
     used = subprocess.run(["pnpm", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]

@@ -40,3 +40,52 @@ def test_other_calls_keep_their_order_and_conflict() -> None:
     both = merge_file(code, code.replace(b":x\n", b":x\n  before_action :y\n"),
                       code.replace(b":x\n", b":x\n  before_action :z\n"), "app.rb")
     assert not both.clean
+
+
+GROUPED = (b"source 'https://rubygems.org'\ngemspec\n\ngem 'rake'\n\ngroup :development, :test do\n  gem 'pry'\n"
+           b"  gem 'rspec'\nend\n")
+GEMSPEC = (b"Gem::Specification.new do |spec|\n  spec.name = 'x'\n  spec.version = '1.0'\n\n"
+           b"  spec.add_dependency 'rack', '~> 2.0'\n  spec.add_development_dependency 'rspec'\nend\n")
+
+
+def _after(text: bytes, anchor: bytes, line: bytes) -> bytes:
+    return text.replace(anchor, anchor + line)
+
+
+def test_two_tasks_adding_a_gem_each_inside_one_group_block_both_land() -> None:
+    """The `gem` lines of a `group :x do` block merged as lines: two tasks each adding a gem after
+    `gem 'rspec'` in it conflicted (insert_insert); a group block's body is a container now."""
+    anchor = b"  gem 'rspec'\n"
+    result = merge_file(GROUPED, _after(GROUPED, anchor, b"  gem 'rubocop', require: false\n"),
+                        _after(GROUPED, anchor, b"  gem 'yard'\n"), "Gemfile")
+    assert result.clean, result.merged.decode()
+    assert result.merged == _after(GROUPED, anchor, b"  gem 'rubocop', require: false\n  gem 'yard'\n")
+    twice = merge_file(GROUPED, _after(GROUPED, anchor, b"  gem 'yard', '~> 0.9'\n"),
+                       _after(GROUPED, anchor, b"  gem 'yard', '~> 0.8'\n"), "Gemfile")
+    assert not twice.clean
+
+
+def test_two_tasks_adding_a_dependency_each_to_a_gemspec_both_land() -> None:
+    anchor = b"  spec.add_dependency 'rack', '~> 2.0'\n"
+    result = merge_file(GEMSPEC, _after(GEMSPEC, anchor, b"  spec.add_dependency 'mustermann'\n"),
+                        _after(GEMSPEC, anchor, b"  spec.add_dependency 'tilt', '~> 2.0'\n"), "x.gemspec")
+    assert result.clean, result.merged.decode()
+    assert result.merged == _after(GEMSPEC, anchor, b"  spec.add_dependency 'mustermann'\n"
+                                                    b"  spec.add_dependency 'tilt', '~> 2.0'\n")
+    twice = merge_file(GEMSPEC, _after(GEMSPEC, anchor, b"  spec.add_dependency 'tilt', '~> 2.0'\n"),
+                       _after(GEMSPEC, anchor, b"  spec.add_dependency 'tilt', '~> 2.1'\n"), "x.gemspec")
+    assert not twice.clean
+    # the gemspec's other lines keep their order: two settings added at one place conflict
+    anchor = b"  spec.version = '1.0'\n"
+    settings = merge_file(GEMSPEC, _after(GEMSPEC, anchor, b"  spec.license = 'MIT'\n"),
+                          _after(GEMSPEC, anchor, b"  spec.license = 'BSD'\n"), "x.gemspec")
+    assert not settings.clean
+
+
+def test_a_block_of_another_call_keeps_its_statements_in_order() -> None:
+    """Only a Gemfile's blocks and the gemspec's are containers: an RSpec `describe do` body's
+    calls at one place still conflict, as any Ruby calls that run in order."""
+    spec = b"describe 'x' do\n  before { setup }\nend\n"
+    anchor = b"  before { setup }\n"
+    result = merge_file(spec, _after(spec, anchor, b"  gem 'a'\n"), _after(spec, anchor, b"  gem 'b'\n"), "x_spec.rb")
+    assert not result.clean

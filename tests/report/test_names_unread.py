@@ -86,3 +86,29 @@ def test_task_check_finish_report_and_land_say_what_they_did_not_read(tmp_path: 
 
     code, landed = wtc_in_process(repo, "land", "--run", "r", "--onto", "main", "--yes")
     assert code == 0 and landed["names_unread"] == EXPECTED, landed
+
+
+def test_a_change_that_only_added_lines_removed_no_name_and_is_not_called_unchecked(tmp_path: Path) -> None:
+    """Found driving wtc on Ruby and PHP projects: a task that only added a method was told "NOT
+    CHECKED: names removed or renamed in 2 changed files of php, ruby": it had removed none. A file
+    whose change only adds lines is not counted; a changed line is a removal and still is."""
+    files = {"lib/util.rb": "def parse(s)\n  s.to_i\nend\n", "src/Util.php": "<?php\nfunction parse($s) { return 1; }\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, started = wtc_in_process(repo, "task", "start", "add", "--run", "r", "--own", "**")
+    assert code == 0, started
+    write(Path(started["worktree"]), {
+        "lib/util.rb": "# parsing\ndef parse(s)\n  s.to_i\nend\n\ndef parse_all(xs)\n  xs.map { |s| parse(s) }\nend\n",
+        "src/Util.php": files["src/Util.php"] + "function parse_all($xs) { return array_map('parse', $xs); }\n"})
+    code, checked = wtc_in_process(repo, "task", "check", "add", "--run", "r")
+    assert code == 0 and checked["names_unread"] == {}, checked
+    code, finished = wtc_in_process(repo, "task", "finish", "add", "--run", "r")
+    assert code == 0 and finished["names_unread"] == {}, finished
+    assert not any("NOT looked for" in note for note in finished["notes"]), finished["notes"]
+    code, report = wtc_in_process(repo, "report", "--run", "r", "--onto", "main")
+    assert code == 0 and report["names_unread"] == {}, report
+
+    code, started = wtc_in_process(repo, "task", "start", "edit", "--run", "r", "--own", "**")
+    write(Path(started["worktree"]), {"src/Util.php": "<?php\nfunction parse_one($s) { return 1; }\n"})
+    code, finished = wtc_in_process(repo, "task", "finish", "edit", "--run", "r")
+    assert code == 0 and finished["names_unread"] == {"languages": ["php"], "files": 1}, finished

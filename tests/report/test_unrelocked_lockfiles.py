@@ -79,3 +79,32 @@ def test_a_lockfile_wtc_relocks_or_plain_code_gets_no_such_note(tmp_path: Path) 
     assert code == 0 and checked["notes"] == [], checked
     code, finished = wtc_in_process(repo, "task", "finish", "t", "--run", "r")
     assert code == 0 and not any("lockfile" in note for note in finished["notes"]), finished["notes"]
+
+
+# (the lockfile as a project holds it, its tool, a word of the command that regenerates it)
+MORE_LOCKFILES = [
+    ("ios/Podfile.lock", "CocoaPods", "`pod install`"),
+    ("Package.resolved", "SwiftPM", "`swift package resolve`"),
+    ("mix.lock", "Mix", "`mix deps.get`"),
+    ("app/pubspec.lock", "pub", "`dart pub get`"),
+    ("Pipfile.lock", "Pipenv", "`pipenv lock`"),
+    ("src/App/packages.lock.json", "NuGet", "`dotnet restore --force-evaluate`"),
+]
+
+
+def test_finish_names_every_lockfile_wtc_does_not_relock_with_its_command(tmp_path: Path) -> None:
+    """CocoaPods, SwiftPM, Mix, pub, Pipenv and NuGet lockfiles merge as text like Gemfile.lock: the
+    finish that merges a task's edit of one says whose lockfile it is and how to regenerate it."""
+    repo = make_repo(tmp_path / "repo", {path: "locked: 1\n" for path, _, _ in MORE_LOCKFILES})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, started = wtc_in_process(repo, "task", "start", "t", "--run", "r", "--own", "**")
+    assert code == 0, started
+    write(Path(started["worktree"]), {path: "locked: 2\n" for path, _, _ in MORE_LOCKFILES})
+    code, finished = wtc_in_process(repo, "task", "finish", "t", "--run", "r")
+    assert code == 0 and finished["state"] == "merged", finished
+    for path, tool, command in MORE_LOCKFILES:
+        said = [note for note in finished["notes"] if note.startswith(f"{path}: {tool}'s lockfile, which wtc does not "
+                                                                       "relock")]
+        folder = path.rpartition("/")[0] or "the root"
+        assert len(said) == 1 and f"regenerate it on the landed tree with {command}" in said[0] and \
+            f" in {folder}," in said[0], (path, finished["notes"])

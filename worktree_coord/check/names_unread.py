@@ -2,8 +2,9 @@
 
 Stage: beside the left-behind look of `task check`, `task finish`, `wtc check`, `wtc report` and
 `land`. Input: a change's files (gitrepo Change). Output: `NamesUnread`, the languages and the count
-of the changed files, that existed before, whose language is code with no `[semantic]` profile
-(profile_index.names_unread_language): a name such a file removed or renamed was not looked for.
+of the changed files that took a line out (a file that existed before, its change more than added
+lines), whose language is code with no `[semantic]` profile (profile_index.names_unread_language):
+a name such a file removed or renamed was not looked for.
 
 Why: "merges cleanly" over a change that renamed a Kotlin function still called elsewhere is a verdict
 nobody made; found driving wtc on lua/lua before C had a profile: a task renaming
@@ -13,7 +14,7 @@ does not link. Every face says what was not read, as a field and in words, never
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..frozen import value_class
 from ..gitrepo.repository import Change
@@ -48,13 +49,29 @@ def unread_note(row: dict[str, Any]) -> str:
     return NamesUnread(tuple(row["languages"]), row["files"]).note() if row else ""
 
 
-def names_unread(changes: Iterable[Change]) -> NamesUnread:
-    """The changed files (that existed before: only those can remove a name) of a language whose
-    names no semantic check reads."""
+def names_unread(changes: Iterable[Change], read_blob: Callable[[str], bytes]) -> NamesUnread:
+    """The changed files of a language whose names no semantic check reads that removed a line
+    (`removes_lines`): a file that is new, or whose change only added lines, took no name out."""
     from ..merge.languages.profile_index import names_unread_language
 
     found: dict[str, int] = {}
     for change in changes:
-        if change.old_oid is not None and (language := names_unread_language(change.path)) is not None:
+        if change.old_oid is not None and (language := names_unread_language(change.path)) is not None \
+                and removes_lines(change, read_blob):
             found[language] = found.get(language, 0) + 1
     return NamesUnread(tuple(sorted(found)), sum(found.values()))
+
+
+def removes_lines(change: Change, read_blob: Callable[[str], bytes]) -> bool:
+    """Whether the change takes out or changes a line of the file (a changed line is a removal):
+    false only when every line it had is still there, in order, with lines added between. Found
+    driving wtc on Ruby and PHP projects: a task that only added a method was told its removed
+    names were NOT looked for, where it had removed none."""
+    if change.old_oid is None:
+        return False
+    if change.new_oid is None:
+        return True
+    kept = iter(read_blob(change.new_oid).splitlines())
+    # `line in kept` advances the iterator to the line's match: the old lines are a subsequence of
+    # the new ones exactly when each is found after the one before.
+    return not all(line in kept for line in read_blob(change.old_oid).splitlines())

@@ -6,7 +6,8 @@ reserved edits consolidation could not carry, so no edit is ever dropped silentl
 - a reserved manifest that does not parse strictly: `reserved_invalid`;
 - a root-manifest edit no intent can express (a TOML or YAML date, the order of a
   requirements file's option lines; every other key of a root package.json, Cargo.toml or pyproject.toml
-  is a `set_key` intent): `reserved_unexpressible` (make it in a member manifest, or unreserve it).
+  is a `set_key` intent), or a comment no intent writes (uncarried_edits.py):
+  `reserved_unexpressible` (make it in a member manifest, or unreserve it).
 Owned member manifests merge through the merge engine and still ask their root for a relock.
 """
 
@@ -21,6 +22,7 @@ from ..consolidate.uv_workspace import uv_lock_root
 from ..consolidate.derive import detect_ecosystem
 from ..errors import WtcError
 from ..gitrepo import Change
+from .uncarried_edits import uncarried_edits
 
 
 def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, task: str, since: str,
@@ -60,8 +62,21 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
                               + "; make them in a member manifest, or have the lead unreserve the file "
                                 "(`reserved-remove` in .wtc.toml or [tool.worktree-coord])"})
                 continue
-            intents += derive_intents(change.path, base, new, task=task, root=root, base_commit=since,
-                                      ecosystem=detect_ecosystem(change.path, root, paths))
+            derived = derive_intents(change.path, base, new, task=task, root=root, base_commit=since,
+                                     ecosystem=detect_ecosystem(change.path, root, paths))
+            lost = uncarried_edits(change.path, base, new, derived)
+            if lost:
+                violations.append({
+                    "path": change.path, "rule": "reserved_unexpressible",
+                    "detail": "consolidation carries a reserved manifest's keys, not its comments, so these "
+                              "edits would be lost: " + "; ".join(lost[:6]) + (f" (and {len(lost) - 6} more)"
+                                                                               if len(lost) > 6 else "")
+                              + f"; take those edits out of {change.path} in the worktree (what it had at the task's "
+                                f"base: `git show {since[:12]}:{change.path}`) and finish again: its key edits are "
+                                "carried; or have the lead unreserve the file (`reserved-remove` in .wtc.toml or "
+                                "[tool.worktree-coord])"})
+                continue
+            intents += derived
         except WtcError as error:
             violations.append({"path": change.path, "rule": "reserved_invalid",
                                "detail": error.message + (f"; fix: {error.fix}" if error.fix else "")})

@@ -81,7 +81,7 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in (
     _rule("reserved_unexpressible", "Reserved edit consolidation cannot carry", Category.RESERVED, Severity.ERROR,
           EXIT_BOUNDARY, "The branch edits a reserved file in a way no intent can express (a TOML or YAML date "
           "value, a requirements option line, a go.mod directive other than require, "
-          "replace, go and toolchain); `wtc task finish` refuses it, since the edit would otherwise be lost. "
+          "replace, go and toolchain, a comment no intent writes); `wtc task finish` refuses it, since the edit would otherwise be lost. "
           "Other keys of a root package.json, Cargo.toml, pyproject.toml or pnpm-workspace.yaml are "
           "carried as set_key intents.",
           "Make the change in a member manifest, declare an intent (`wtc intent add`), or have the lead unreserve "

@@ -1,5 +1,6 @@
 """Lockfiles of ecosystems consolidation does not relock (Bundler's Gemfile.lock, Composer's
-composer.lock): what a task's edit of one becomes, said where a person reads it.
+composer.lock, CocoaPods' Podfile.lock, SwiftPM's Package.resolved, mix.lock, pubspec.lock,
+Pipfile.lock, NuGet's packages.lock.json): what a task's edit of one becomes, said where a person reads it.
 
 Stage: finish-time and check-time notes, and the reason a conflict in one gives. Input: changed
 paths. Output: sentences naming the file, its tool, what wtc did with it and the command that

@@ -22,7 +22,7 @@ never a silent clean.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..gitrepo import Change, GitRepo
 from ..merge.result import SemanticMode, name_word
@@ -45,15 +45,15 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
     # Before the import: left_behind.py loads the semantic check (tree-sitter, the profiles).
     if not any(c.old_oid is not None for c in changes):
         return []
-    return _names_unread(changes) + _uses_found(git, changes, since, head, target_tip, mode)
+    return _names_unread(changes, git.read_blob) + _uses_found(git, changes, since, head, target_tip, mode)
 
 
-def _names_unread(changes: list[Change]) -> list[Finding]:
+def _names_unread(changes: list[Change], read_blob: Callable[[str], bytes]) -> list[Finding]:
     """A warning naming the changed files' languages no check reads names in (names_unread.py):
     what the look below cannot have looked for, said, never a bare clean."""
     from .names_unread import names_unread
 
-    unread = names_unread(changes)
+    unread = names_unread(changes, read_blob)
     return [Finding(NAMES_UNREAD, "", unread.note(), Severity.WARNING, details=unread.to_json())] if unread else []
 
 

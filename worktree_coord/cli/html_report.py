@@ -222,11 +222,13 @@ def _manifest(report: RunReport) -> str:
             out.append(f"<li><b>{_e(c['task'])}</b>: <code>{_e(c.get('path', ''))}</code> "
                        f"{_e(c.get('declaration') or '')} ({_e(c.get('kind', ''))})</li>")
         out.append("</ul>")
-    if report.intents_pending:
-        out.append("<h3>Intents not applied</h3><ul>")
-        for i in report.intents_pending:
-            out.append(f"<li>{_e(i['state'])}: {_e(i.get('op'))} {_e(i.get('name'))} {_e(i.get('spec') or '')} in "
-                       f"<code>{_e(i.get('manifest'))}</code> (task {_e(i.get('task'))})</li>")
+    if report.intents:
+        out.append("<h3>Intents</h3><ul>")
+        for i in report.intents:
+            at = f" at <code>{_e(i['commit'][:12])}</code>" if i.get("commit") else ""
+            why = f": {_e(i['why'])}" if i.get("why") else ""
+            out.append(f"<li class={'ok' if i['state'] in ('applied', 'satisfied') else 'warn'}>{_e(i['state'])}: "
+                       f"{_e(i['what'])} in <code>{_e(i.get('manifest'))}</code> (task {_e(i.get('task'))}){at}{why}</li>")
         out.append("</ul>")
     if report.verification:
         out.append("<h3>Verification</h3><ul>")

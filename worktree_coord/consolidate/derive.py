@@ -171,7 +171,7 @@ def derive_intents(
             if change.after is None:
                 add(Op.REMOVE_KEY, settings.SETTINGS_GROUP, change.name, expected_before=change.before)
             else:
-                text_key = "yaml" if kind.format in settings.TOP_LEVEL_ONLY else "toml"
+                text_key = "yaml" if kind.format in settings.TOP_LEVEL_ONLY else "xml" if kind.format == "pom" else "toml"
                 placement = tuple((key, value) for key, value in (
                     ("form", change.form), ("after", change.follows), ("before", change.precedes),
                     (text_key, change.text)) if value)
@@ -205,6 +205,11 @@ def _placement(before: ManifestModel, after: ManifestModel, group: str, name: st
     source = name.split(";")[0].strip()
     if source in after.sources and source not in before.sources:
         found += neighbours(list(after.sources), set(before.sources), source, prefix="sources_")
+    if group.startswith("optional:") and not any(g == group for g, _ in before.deps):
+        # a new extra: where the task wrote its array among the others (httpx's `trio = [` before `zstd`)
+        extras = list(dict.fromkeys(g.split(":", 1)[1] for g, _ in after.deps if g.startswith("optional:")))
+        had = {g.split(":", 1)[1] for g, _ in before.deps if g.startswith("optional:")}
+        found += neighbours(extras, had, group.split(":", 1)[1], prefix="group_")
     text = after.deps[(group, name)].text
     return found + ((("text", text),) if text else ())
 
@@ -333,8 +338,12 @@ def _setting_changes(path: str, fmt: str, base: bytes | None, new: bytes) -> lis
         # `properties.NAME` one by one; every other top-level element whole, as written.
         from worktree_coord.consolidate.manifests import read_pom
 
+        from worktree_coord.consolidate.pom import document_forms, profile_texts
+
         before_doc = read_pom(path, base).document if base is not None else {}
-        return settings.changes(before_doc, read_pom(path, new).document)
+        after_doc = read_pom(path, new).document
+        return settings.changes(before_doc, after_doc, new_forms=document_forms(after_doc),
+                                new_texts=profile_texts(path, new))
 
     def unmodeled(data: bytes) -> tuple[dict, dict | None, dict | None]:
         if fmt == "package.json":

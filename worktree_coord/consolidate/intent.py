@@ -128,7 +128,9 @@ class Intent:
         its key and what it sets (`set_spec serde 1.0.200`, `set_spec -e .[cli,zstd]`)."""
         what = self.name + (f"[{','.join(self.extras)}]" if self.extras else "")
         if self.spec and self.spec != self.name:
-            what += f" {_spec_words(self.spec)}"
+            # a pom.xml element carried whole (a new profile) reads as the task wrote it, not as its JSON
+            written = dict(self.options).get("xml")
+            what += f" {_spec_words(json.dumps(written) if isinstance(written, str) else self.spec)}"
         if self.features:
             what += f" features [{', '.join(self.features)}]"
         shown = {k: v for k, v in (self.source_dict() or {}).items() if k != "location"}

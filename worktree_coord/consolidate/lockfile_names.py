@@ -32,4 +32,13 @@ UNRELOCKED_LOCKFILES: dict[str, tuple[str, str]] = {
     "gems.locked": ("Bundler", "`bundle lock --local` (from the gems installed here, offline), or `bundle lock`"),
     "composer.lock": ("Composer", "`composer update --no-install PACKAGE...` for the packages the tasks "
                                   "required (it reads Packagist, or Composer's cache offline)"),
+    # Named from each tool's own documentation (none of these tools runs on the machines wtc was
+    # measured on): the command that rewrites the lockfile from its manifest.
+    "Podfile.lock": ("CocoaPods", "`pod install` (a pod whose version the tasks changed: `pod update NAME`)"),
+    "Package.resolved": ("SwiftPM", "`swift package resolve` (in an Xcode project: "
+                                    "`xcodebuild -resolvePackageDependencies`)"),
+    "mix.lock": ("Mix", "`mix deps.get` (a dependency the tasks removed: `mix deps.unlock --unused` first)"),
+    "pubspec.lock": ("pub", "`dart pub get` (`flutter pub get` in a Flutter package)"),
+    "Pipfile.lock": ("Pipenv", "`pipenv lock`"),
+    "packages.lock.json": ("NuGet", "`dotnet restore --force-evaluate`"),
 }

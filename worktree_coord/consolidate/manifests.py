@@ -389,10 +389,11 @@ def read_pom(path: str, data: bytes) -> ManifestModel:
     groupId:artifactId[:type[:classifier]]), its version the spec (`${guava.version}` as written) and
     scope, optional and exclusions its options; `<modules>` the members; the project's `<version>`;
     each `<properties>` entry a setting `properties.NAME`, each plugin of `<build>` a setting
-    `build.plugins."groupId:artifactId"` (`build.pluginManagement.plugins...` likewise) and every
-    other child of `<build>` and top-level element (`<profiles>`, `<parent>`) a setting carried whole,
-    as written."""
-    from worktree_coord.consolidate.pom import build_document, element_text, read_facts
+    `build.plugins."groupId:artifactId"` (`build.pluginManagement.plugins...` likewise), each
+    `<profile>` by its id (`profiles."ci".dependencies."g:a"`, `profiles."ci".build.plugins...`, any
+    other child of it whole) and every other child of `<build>` and top-level element (`<parent>`) a
+    setting carried whole, as written."""
+    from worktree_coord.consolidate.pom import build_document, element_text, profiles_document, read_facts
 
     facts = read_facts(path, data)
     data = facts.text                  # the file as UTF-8, whatever it is written in
@@ -400,6 +401,8 @@ def read_pom(path: str, data: bytes) -> ManifestModel:
     for element in facts.root.children:
         if element.name == "build":
             document["build"] = build_document(data, element)     # plugins key by key
+        elif element.name == "profiles":
+            document["profiles"] = profiles_document(data, element)   # by id, their dependencies key by key
         elif element.name in facts.others:
             document[element.name] = element_text(data, element)
         elif element.name == "properties":

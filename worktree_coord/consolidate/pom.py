@@ -214,6 +214,71 @@ def build_document(data: bytes, build: Element) -> dict | str:
     return element_text(data, build) if found is None else found
 
 
+def profiles_document(data: bytes, profiles: Element) -> dict | str:
+    """`<profiles>` as settings read it: each `<profile>` keyed by its id, and in it its
+    dependencies keyed as the main build's (`dependency_key`), its `<build>` as `build_document`
+    reads the main one, every other child whole, as written; so two tasks changing different
+    profiles, or different dependencies or plugins of one, change different keys (a `<profiles>`
+    carried whole made them conflict). One that cannot be keyed so (a profile without an id or
+    twice, a child or a dependency twice) stays one value, its text."""
+    out: dict = {}
+    for profile in profiles.children:
+        name = profile.child_text("id") if profile.name == "profile" else None
+        if not name or name in out:
+            return element_text(data, profiles)
+        keyed: dict = {}
+        for child in profile.children:
+            if child.name == "dependencies":
+                value: object = {dependency_key(d): element_text(data, d) for d in child.all("dependency")}
+                if len(value) != len(child.children):    # type: ignore[arg-type]
+                    return element_text(data, profiles)
+            elif child.name == "build":
+                value = build_document(data, child)
+            else:
+                value = element_text(data, child)
+            if child.name in keyed:
+                return element_text(data, profiles)
+            keyed[child.name] = value
+        out[name] = keyed
+    return out
+
+
+def document_forms(document: dict, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], str]:
+    """Which keyed elements of a pom.xml's settings document (`read_pom`) settings.changes compares
+    key by key when they are new ("table"): all but a profile, which Maven reads only with its id,
+    so a new profile is one change, its whole element (one carried child by child was written
+    without its `<id>`, before the id's own intent)."""
+    forms: dict[tuple[str, ...], str] = {}
+    for key, value in document.items():
+        parts = (*prefix, str(key))
+        if isinstance(value, dict):
+            if not (len(parts) == 2 and parts[0] == "profiles"):
+                forms[parts] = "table"
+            forms.update(document_forms(value, parts))
+    return forms
+
+
+def profile_texts(path: str, data: bytes) -> dict[tuple[str, ...], str]:
+    """Each keyed profile's element as written, by its settings key (`("profiles", id)`): a new
+    profile is written so (its children in the task's order; its settings value, canonical JSON,
+    holds them sorted)."""
+    facts = read_facts(path, data)
+    profiles = facts.root.child("profiles")
+    return {("profiles", p.child_text("id") or ""): element_text(facts.text, p)
+            for p in (profiles.all("profile") if profiles is not None else []) if p.child_text("id")}
+
+
+# The element a keyed child of a holder is (`profiles."ci"` is a <profile>), by the holder's name.
+KEYED_CHILDREN = {"profiles": "profile", "plugins": "plugin", "dependencies": "dependency"}
+
+
+def keyed_child_key(element: Element) -> str:
+    """The key of a keyed child (KEYED_CHILDREN): a profile's id, a plugin's or a dependency's coordinates."""
+    if element.name == "profile":
+        return element.child_text("id") or ""
+    return plugin_key(element) if element.name == "plugin" else dependency_key(element)
+
+
 def dependency_key(element: Element) -> str:
     group, artifact = element.child_text("groupId") or "", element.child_text("artifactId") or ""
     kind, classifier = element.child_text("type") or "jar", element.child_text("classifier") or ""

@@ -2,8 +2,9 @@
 
 Stage: reading and editing of requirements*.txt / requirements*.in. Input: the file's text.
 Output: `Entry`s in file order, each a logical line (backslash continuations joined, comments
-left out) with its physical line span, its model key and its `DepValue`; and the text an intent's
-entry is written as (`entry_text`).
+left out) with its physical line span, its model key and its `DepValue` (whose `text`, the line as
+written, keeps a one-line entry's comment: consolidation writes it with the entry); and the text an
+intent's entry is written as (`entry_text`).
 Every line a task can write is an entry, so no edit of one is lost (httpx's `-e .[brotli,cli,...]`
 gained an extra and was refused as "options lines"):
 - a PEP 508 requirement, keyed by its normalized name (`name; markers` when the name repeats); its
@@ -41,7 +42,7 @@ _LONG = {"-r": "--requirement", "-c": "--constraint", "-e": "--editable", "-i": 
 # Options of which a file holds one value: a change of it is a new value of one key, and two tasks
 # setting different ones conflict (pip would take whichever it reads last).
 _ONE_VALUE = frozenset({"--index-url"})
-_COMMENT = re.compile(r"(^|\s+)#.*$")
+COMMENT = re.compile(r"(^|\s+)#.*$")
 _OPTION = re.compile(r"(-{1,2}[A-Za-z][\w-]*)(?:\s*=\s*|\s+)?(.*)$")
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _LOCATION = re.compile(r"^(?P<where>.+?)(?:\[(?P<extras>[^\]]*)\])?(?:\s*;\s*(?P<markers>.+))?$")
@@ -63,7 +64,7 @@ def logical_lines(text: str) -> list[tuple[int, int, str]]:
     while index < len(lines):
         start, parts = index, []
         while True:
-            line = _COMMENT.sub("", lines[index]).rstrip()
+            line = COMMENT.sub("", lines[index]).rstrip()
             index += 1
             if line.endswith("\\") and index < len(lines):
                 parts.append(line[:-1])
@@ -103,6 +104,7 @@ def entries(text: str, path: str) -> list[Entry]:
 
     found: list[Entry] = []
     seen: set[tuple[str, str]] = set()
+    physical = text.splitlines()
     for start, end, line in logical_lines(text):
         number = start + 1
         if line.startswith("-"):
@@ -129,6 +131,10 @@ def entries(text: str, path: str) -> list[Entry]:
             options = _requirement_options(rest)
             if options:
                 dep = dep_value(**{**_fields(dep), "options": options})
+        if end - start == 1 and COMMENT.search(physical[start]):
+            # A one-line entry's comment is written with it (`pytest-asyncio==1.1.0  # async
+            # fixtures`): the entry's text as the task wrote it, which consolidation writes.
+            dep = dep_value(**{**_fields(dep), "text": physical[start].strip()})
         if (group, key) in seen:
             key = f"{key}; {dep.markers}"
         if (group, key) in seen:

@@ -302,7 +302,7 @@ class ForecastOperations(CoordinatorBase):
         from ..check.unrelocked_lockfiles import unrelocked_notes
 
         # The changed files of a language no check reads: their removed names were not looked for.
-        unread = names_unread(me.changes.values()) if mode is not SemanticMode.OFF else None
+        unread = names_unread(me.changes.values(), self.git.read_blob) if mode is not SemanticMode.OFF else None
         # The merge refuses a task that leaves uses of a name it removed (the run's left-behind mode).
         blocked = mode is SemanticMode.BLOCK and any("use_path" in row for row in left_behind)
         # Intents declared with `wtc intent add` are the task's work too: the agent sees them, with

@@ -148,7 +148,7 @@ class LandingOperations(CoordinatorBase):
             warnings += [f"consolidation of {row.get('tool') or row['ecosystem']} root {row['root'] or '.'}: {w}"
                          for w in row["warnings"]]
         return RunReport(run=run_id, base=run.base, integration=run.integration_ref, tip=tip, tasks=tasks,
-                         files=files, intents_pending=unapplied, conflicts=conflicts, verification=checks,
+                         files=files, intents_pending=unapplied, intents=self._intent_rows(run_id), conflicts=conflicts, verification=checks,
                          target=target, warnings=warnings, leftovers=leftovers,
                          timeline=_timeline(run, task_records, events),
                          consolidation=consolidation, left_behind=left_behind, declared_twice=declared_twice,
@@ -166,7 +166,7 @@ class LandingOperations(CoordinatorBase):
             return {}
         from ..check.names_unread import names_unread
 
-        found = names_unread(changes)
+        found = names_unread(changes, self.git.read_blob)
         return found.to_json() if found else {}
 
     def _run_changes(self, run: RunRecord, tip: str) -> _RunChanges:
@@ -344,6 +344,25 @@ class LandingOperations(CoordinatorBase):
                                         "commit": None, "at": None, "intents": {}, "warnings": []})
             row["intents"][intent["state"]] = row["intents"].get(intent["state"], 0) + 1
         return [rows[key] for key in sorted(rows)]
+
+    def _intent_rows(self, run_id: str) -> list[dict[str, Any]]:
+        """Each intent of the run, what became of it and why: the report names every one (the
+        consolidation rows count them by state, which told nobody which task's change landed)."""
+        from ..consolidate.intent import Intent
+
+        rows = []
+        for row in self.store.list_intents(run_id):
+            data = row["data"] or {}
+            try:
+                what = Intent.from_json(data).summary()
+            except UsageError:    # a record an older wtc wrote: its op and name say enough
+                what = " ".join(str(data.get(k)) for k in ("op", "name", "spec") if data.get(k))
+            applied = row["state"] in ("applied", "satisfied")
+            rows.append({"intent": row["intent_id"], "task": row["task_id"], "manifest": data.get("manifest"),
+                         "what": what, "state": row["state"],
+                         "why": None if applied else _intent_reason(row["detail"] or {}),
+                         "commit": row.get("commit_sha") if applied else None})
+        return rows
 
     def _leftovers(self, run_id: str, task_records: Sequence[TaskRecord]) -> dict[str, Any]:
         """What landing now would leave out: intents not applied (by state) and tasks whose work is

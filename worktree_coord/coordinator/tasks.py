@@ -423,7 +423,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
 
         if self._left_behind_mode(run) is SemanticMode.OFF:
             return NamesUnread()
-        return names_unread(changes)
+        return names_unread(changes, self.git.read_blob)
 
     def _syntax_notes(self, changes: list) -> list[str]:
         """A note per file the task left unparseable (merge/checks/syntax.py): the merge and its checks
@@ -881,7 +881,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         problem but a conflict the agent has not resolved yet, one row per block (kind
         `unresolved_markers`, its lines and both sides, as a merge conflict's row)."""
         found: list[dict[str, Any]] = []
-        for rel in task.result.get("pending_markers", []):
+        for rel in _pending_markers(task.result):
             data = self.git.file_at(tip, rel)
             if data is None:
                 continue
@@ -977,7 +977,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         name, email = _split_author(task.author)
         # Markers an earlier update left and the agent has not resolved yet: the commit below takes
         # them onto the branch, so they stay pending (finish refuses them) until they are gone.
-        pending_markers = task.result.get("pending_markers", [])
+        pending_markers = _pending_markers(task.result)
         still_marked = [rel for rel in pending_markers if _has_markers(path / rel)]
         unresolved: list[str] = []
         whys: dict[str, list[str]] = {}   # the files this update's merge leaves to the agent, and why
@@ -1021,6 +1021,10 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         from ..check.left_behind import uses_outside_boundary
         notes = cleared + uses_outside_boundary(task_id, run.run_id, task.boundary.own, findings)
         notes += [f"{rel} keeps conflict markers because {'; '.join(why)}" for rel, why in whys.items() if why]
+        # Markers an earlier update left, still there: said again with their why (a second update
+        # listed the file and nothing more, where the first had said what to do with it).
+        notes += [f"{rel} still holds the conflict markers an earlier `wtc task update` left, because "
+                  f"{'; '.join(pending_markers[rel])}" for rel in still_marked if rel not in whys and pending_markers[rel]]
         moved = self.git.ref_target(f"refs/heads/{task.branch}") != before
         if pending and not findings and not moved:
             notes.append("nothing new to merge; " + (
@@ -1047,7 +1051,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             # agent that updates often would make a finish slow; the report's run-wide checks
             # (left_behind, declared_twice) still look at what older ones might have left.
             kept["pending_semantic"] = merges[-MAX_PENDING_MERGES:]
-        self.store.update_task(run.run_id, task_id, result=kept | {"pending_markers": unresolved})
+        self.store.update_task(run.run_id, task_id, result=kept | {"pending_markers": {
+            rel: whys.get(rel) or pending_markers.get(rel) or [] for rel in unresolved}})
         self.store.log_event(run.run_id, task_id, "task.updated", {"integration": tip, "conflicts": unresolved})
         return result
 
@@ -1235,6 +1240,13 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
 def _unresolved_markers(conflicts: Sequence[dict[str, Any]]) -> bool:
     """Did a finish stop at conflict markers `task update` left (nothing to merge until resolved)?"""
     return any(c.get("kind") == "unresolved_markers" for c in conflicts)
+
+
+def _pending_markers(result: dict[str, Any]) -> dict[str, list[str]]:
+    """The files `task update` left conflict markers in, each with why it could not merge them
+    (a record written before the why was kept holds the paths alone)."""
+    pending = result.get("pending_markers") or {}
+    return dict.fromkeys(pending, []) if isinstance(pending, list) else pending
 
 
 def _public_result(result: dict[str, Any]) -> dict[str, Any]:

@@ -92,7 +92,10 @@ def _rule_text(rule: dict) -> str:  # type: ignore[type-arg]
 
 
 def task_finished(r: TaskFinished) -> str:
-    head = f"task {r.task}: {r.state}" + (f" at {r.commit[:12]}" if r.commit else "") + _again(r.replayed)
+    # Two commits a finish names, each once and said whose: the task's own (on its branch) here, the
+    # merge commit integration moved to below ("merged at X" then "merged into integration as Y"
+    # read as two merges).
+    head = f"task {r.task}: {r.state}" + (f" (task commit {r.commit[:12]})" if r.commit else "") + _again(r.replayed)
     lines = [head]
     if r.violations:
         from ..boundary.large_files import NOTHING_COMMITTED  # not at the top: `wtc status` must not load pygit2
@@ -108,7 +111,7 @@ def task_finished(r: TaskFinished) -> str:
     else:
         lines.append(f"  {len(r.changed)} file(s) changed on {r.branch}")
     if r.merge and r.merge.get("merge_commit"):
-        lines.append(f"  merged into integration as {str(r.merge.get('merge_commit'))[:12]}"
+        lines.append(f"  merged into integration as merge commit {str(r.merge.get('merge_commit'))[:12]}"
                      + (f" (resolved {', '.join(r.merge['resolved'])})" if r.merge.get("resolved") else ""))
         for path, how in (r.merge.get("resolutions") or {}).items():
             lines.append(f"    {path}: {how}")
@@ -236,11 +239,12 @@ def run_report(r: RunReport) -> str:
     lines.append(f"  {len(r.files)} path(s) landing changes (against {where}), with where each change came from:")
     for item in r.files:
         lines.append(f"    {item['status']:<8} {manifest_path(item)}  ({item['origin']})")
-    for item in r.intents_pending:
-        why = f": {item['reason']}" if item.get("reason") else ""
-        lines.append(f"  intent    {item['state']:<13} " + " ".join(p for p in (item["op"], item["name"]) if p)
-                     + (f" {item['spec']}" if item.get("spec") else "")
-                     + f" in {item['manifest']} (task {item['task']}){why}")
+    # Every intent, what became of it and why (a report of an older wtc has the unapplied ones only).
+    for item in r.intents or [{"what": " ".join(p for p in (row["op"], row["name"], row.get("spec")) if p),
+                               "why": row.get("reason")} | row for row in r.intents_pending]:
+        at = f" at {item['commit'][:12]}" if item.get("commit") else ""
+        why = f": {item['why']}" if item.get("why") else ""
+        lines.append(f"  intent    {item['state']:<13} {item['what']} in {item['manifest']} (task {item['task']}){at}{why}")
     for c in r.conflicts:
         if c.get("semantic"):
             lines.append(f"  conflict  {_semantic_line(c['semantic'])}")

@@ -1,7 +1,8 @@
 """pom.xml edits as text edits anchored on parsed positions (consolidate/pom.py): a dependency of
 `<dependencies>` or `<dependencyManagement>`, a `<module>`, the project's `<version>`, a
 `<properties>` entry, a plugin of `<build>` (or of its `<pluginManagement>`) or another child of
-`<build>`, and any other top-level element as a whole block.
+`<build>`, a profile of `<profiles>` by its id (its dependencies and plugins one by one, any other
+child whole), and any other top-level element as a whole block.
 
 Only the bytes of the element an intent names change: the XML declaration, comments, blank lines,
 attribute quoting and indentation of everything else stay as they were. A new element goes where
@@ -16,8 +17,8 @@ from xml.sax.saxutils import escape
 
 from worktree_coord.consolidate.edits.placement import slot
 from worktree_coord.consolidate.intent import Intent, Op
-from worktree_coord.consolidate.pom import (Element, as_utf8, dependency_key, dependency_list, from_utf8, parse,
-                                            plugin_key)
+from worktree_coord.consolidate.pom import (KEYED_CHILDREN, Element, as_utf8, dependency_key, dependency_list,
+                                            from_utf8, keyed_child_key, parse)
 from worktree_coord.consolidate.settings import decode, parse_key
 from worktree_coord.errors import EditError
 
@@ -217,7 +218,7 @@ def _edit_setting(path: str, data: bytes, project: Element, intent: Intent, unit
         keys = [child.name for child in holder.children]
         index = slot(keys, _placed(intent, where), parts[1], sorted_in_order=False)
         return _insert(data, holder, block, index, unit)
-    if parts[0] == "build" and len(parts) > 1:
+    if parts[0] in ("build", "profiles") and len(parts) > 1:
         return _edit_in_build(data, project, intent, parts, value, where, unit)
     if len(parts) != 1:
         raise EditError(f"{path}: intent {intent.intent_id} names {intent.name}, which is no property, "
@@ -236,28 +237,33 @@ def _edit_setting(path: str, data: bytes, project: Element, intent: Intent, unit
 
 
 def _child_at(holder: Element, part: str) -> Element | None:
-    """The child of `holder` a key part names: a plugin of `<plugins>` by groupId:artifactId, else
-    the element of that name."""
-    if holder.name == "plugins":
-        return next((p for p in holder.all("plugin") if plugin_key(p) == part), None)
+    """The child of `holder` a key part names: a plugin of `<plugins>` by groupId:artifactId, a
+    profile of `<profiles>` by its id, a dependency by its coordinates (KEYED_CHILDREN), else the
+    element of that name."""
+    if holder.name in KEYED_CHILDREN:
+        return next((c for c in holder.all(KEYED_CHILDREN[holder.name]) if keyed_child_key(c) == part), None)
     return holder.child(part)
 
 
 def _block(name: str, value: object, unit: bytes) -> str:
     """An element as a setting carries it: its text as written, or (a table: an element that was
-    empty, `<plugins/>`) built from its children's texts."""
+    empty, `<plugins/>`, or a new profile) built from its children's texts; `name` is the
+    element's (`profile` for a profile keyed by its id)."""
     if isinstance(value, str):
         return value
     if not isinstance(value, dict) or not value:
         return f"<{name}/>"
-    inner = "\n".join(_reindent(_block(key, item, unit), unit).decode() for key, item in value.items())
+    inner = "\n".join(_reindent(_block(KEYED_CHILDREN.get(name, key), item, unit), unit).decode()
+                      for key, item in value.items())
     return f"<{name}>\n{inner}\n</{name}>"
 
 
 def _edit_in_build(data: bytes, project: Element, intent: Intent, parts: tuple[str, ...], value: object,
                    where: dict, unit: bytes) -> bytes:
     """A plugin of `<build>` (`build.plugins."g:a"`, `build.pluginManagement.plugins."g:a"`) or
-    another child of it, set or removed; the containers on the way are made when missing."""
+    another child of it, or a profile's (`profiles."ci"`, `profiles."ci".dependencies."g:a"`,
+    `profiles."ci".build.plugins."g:a"`), set or removed; the containers on the way are made when
+    missing."""
     chain = [project]
     for part in parts:
         found = _child_at(chain[-1], part)
@@ -265,20 +271,22 @@ def _edit_in_build(data: bytes, project: Element, intent: Intent, parts: tuple[s
             break
         chain.append(found)
     missing = parts[len(chain) - 1:]
+    # each part's element name: a keyed child's is its holder's kind (`profiles."ci"` is a <profile>)
+    names = [KEYED_CHILDREN.get(holder, part) for holder, part in zip(("project",) + parts, parts)]
+    # a keyed element carried whole (a new profile) is written as the task wrote it, its children in order
+    block = where["xml"] if isinstance(value, dict) and where.get("xml") else _block(names[-1], value, unit)
     if not missing:
         target = chain[-1]
         if intent.op == Op.REMOVE_KEY:
             return _remove(data, target)
-        block = _block(parts[-1], value, unit)
         return _splice(data, target.start, target.end, _reindent(block, _indent(data, target), _eol(data)).lstrip())
     if intent.op == Op.REMOVE_KEY:
         return data
-    block = _block(parts[-1], value, unit)
-    for name in reversed(missing[:-1]):
+    for name in reversed(names[len(chain) - 1:-1]):
         block = f"<{name}>\n" + _reindent(block, unit).decode() + f"\n</{name}>"
     parent = chain[-1]
     if len(missing) == 1:          # the parent holds its siblings: where the task wrote it
-        keys = [plugin_key(c) if parent.name == "plugins" else c.name for c in parent.children]
+        keys = [keyed_child_key(c) if parent.name in KEYED_CHILDREN else c.name for c in parent.children]
         index = slot(keys, _placed(intent, where), parts[-1], sorted_in_order=False)
     elif parent is project:
         index = _index_after(data, project, ("reporting", "profiles", "repositories", "pluginRepositories"))

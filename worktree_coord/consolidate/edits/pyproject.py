@@ -74,8 +74,18 @@ def _edit_array(doc, intent: Intent) -> None:
         if intent.op == Op.REMOVE_DEP:
             return
         array = tomlkit.array()
-        array.multiline(_siblings_multiline(parent))
-        parent[parts[-1]] = array
+        indent = _siblings_indent(parent)
+        if indent is None:
+            array.append(array_string(array, _entry_text(intent)))
+        else:        # one entry a line, indented as the arrays beside it are
+            array.add_line(array_string(array, _entry_text(intent)), indent=indent)
+            array.add_line(indent="")
+        if intent.group.startswith("optional:"):   # a new extra where the task wrote it among the others
+            put_key_at(parent, parts[-1], array, slot([canonicalize_name(k) for k in parent.keys()], intent,
+                                                      parts[-1], table="group", sorted_in_order=False))
+        else:
+            parent[parts[-1]] = array
+        return
     indices = [i for i, item in enumerate(array) if _matches(item, intent.name)]
     if intent.op == Op.REMOVE_DEP:
         for index in reversed(indices):
@@ -114,12 +124,17 @@ def _entry_text(intent: Intent) -> str:
     return requirement_text(intent)
 
 
-def _siblings_multiline(table) -> bool:
-    """Whether a new array in `table` is written one entry a line: when every array beside it is
-    (httpx's optional-dependencies, driven as a user: the task wrote `yaml = [` and its entry on a line
-    of its own, as its neighbours are, and consolidation wrote `yaml = ["pyyaml>=6"]`)."""
-    arrays = [value for value in table.values() if isinstance(value, tomlkit.items.Array)]
-    return bool(arrays) and all("\n" in value.as_string() for value in arrays)
+def _siblings_indent(table) -> str | None:
+    """The indentation of a new array's entry in `table` when it is written one entry a line: when
+    every array beside it is (httpx's optional-dependencies, driven as a user: the task wrote `yaml = [`
+    and its entry on a line of its own, as its neighbours are, and consolidation wrote
+    `yaml = ["pyyaml>=6"]`), indented as the first of them (httpx's two spaces, not tomlkit's four);
+    None: on one line."""
+    arrays = [value.as_string() for value in table.values() if isinstance(value, tomlkit.items.Array)]
+    if not arrays or not all("\n" in text for text in arrays):
+        return None
+    line = arrays[0].split("\n")[1]
+    return line[:len(line) - len(line.lstrip())] or "    "
 
 
 def _edit_sources(doc, intent: Intent) -> None:

@@ -8,7 +8,8 @@ import re
 from worktree_coord.consolidate.edits.placement import slot, written_text
 from worktree_coord.consolidate.edits.pyproject import requirement_text
 from worktree_coord.consolidate.intent import Intent, Op
-from worktree_coord.consolidate.requirements_file import OPTIONS_GROUP, REQUIREMENTS_GROUP, entries, entry_text
+from worktree_coord.consolidate.requirements_file import (COMMENT, OPTIONS_GROUP, REQUIREMENTS_GROUP, entries,
+                                                           entry_text)
 from worktree_coord.consolidate.textformat import ManifestParseError
 from worktree_coord.errors import EditError
 
@@ -33,9 +34,10 @@ def edit(path: str, data: bytes, intent: Intent) -> bytes:
         if hits:
             entry = hits[0]
             first = lines[entry.start]
-            # a comment after a one-line entry stays with it
+            # a comment after a one-line entry stays with it, unless the task wrote the entry's own
             comment = first[first.index(" #"):] if entry.end - entry.start == 1 and " #" in first else ""
-            new[-1] += comment
+            if not COMMENT.search(new[-1]):
+                new[-1] += comment
             lines[entry.start:entry.end] = new
         else:
             group = [e for e in found if e.key[0] == intent.group]

@@ -731,11 +731,13 @@ _CONTAINER_KEYS = frozenset({"kind", "parent", "unordered", "member_field", "sep
 
 
 def _registrations(raw: dict[str, Any], source: str) -> frozenset[str]:
-    """The profile's `registrations`: a list of command names (plain identifiers)."""
+    """The profile's `registrations`: a list of command names (plain identifiers), or `*.NAME` for
+    the method NAME called on any receiver (`spec.add_dependency`)."""
     names = raw.get("registrations", [])
-    if not isinstance(names, list) or not all(isinstance(n, str) and n.isidentifier() for n in names):
+    if not isinstance(names, list) or not all(isinstance(n, str) and n.removeprefix("*.").isidentifier()
+                                              for n in names):
         raise ConfigError(f"language profile {source}: registrations must be a list of command names, got {names!r}",
-                          fix='write registrations = ["gem"]')
+                          fix='write registrations = ["gem", "*.add_dependency"]')
     return frozenset(names)
 
 

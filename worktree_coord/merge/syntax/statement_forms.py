@@ -42,13 +42,17 @@ def _unfielded_call(node: tree_sitter.Node) -> tuple[tree_sitter.Node, tree_sitt
 
 def _command(source: bytes, node: tree_sitter.Node, commands: frozenset[str]) -> str | None:
     """The method of a command-style call (Ruby's `gem 'rake'`: a `call` with a `method` and its
-    arguments, no receiver) when the profile lists it among its `registrations`, else None."""
-    method = node.child_by_field_name("method")
-    if method is None or node.child_by_field_name("receiver") is not None \
-            or node.child_by_field_name("arguments") is None:
+    arguments, no receiver) when the profile lists it among its `registrations`, else None; a call
+    on a plain receiver (`spec.add_dependency 'rack'`) when it lists `*.METHOD`: `spec.METHOD`."""
+    method, receiver = node.child_by_field_name("method"), node.child_by_field_name("receiver")
+    if method is None or node.child_by_field_name("arguments") is None:
         return None
     text = source[method.start_byte:method.end_byte].decode("utf-8", "replace")
-    return text if text in commands else None
+    if receiver is None:
+        return text if text in commands else None
+    if receiver.type != "identifier" or f"*.{text}" not in commands:
+        return None
+    return f"{source[receiver.start_byte:receiver.end_byte].decode('utf-8', 'replace')}.{text}"
 
 
 def call_form(source: bytes, node: tree_sitter.Node, commands: frozenset[str] = frozenset()) -> str | None:

@@ -1,0 +1,96 @@
+"""What of a task's edit of a reserved manifest its intents do not carry: its comments.
+
+Stage: finish-time derivation, beside `reserved_edits.py`. Input: the manifest's path, its bytes at
+the task's base and in the task's result, and the intents derived from that edit. Output: one line
+per edit consolidation would lose (`requirements.txt:3: the comment '# Tests (pinned)' (added)`),
+which the caller turns into a `reserved_unexpressible` violation: the task's edit is refused with
+the line named, never dropped.
+
+Intents are key-level (derive.py diffs normalized models), and the merge puts every reserved path
+back as it was at the base (integrate/mergeable.py); so a comment-only edit of a requirements file,
+a comment beside a Cargo.toml dependency or a `<!-- -->` in a pom.xml derived nothing, merged as
+"merged" and vanished (a note said only that no intent carried the edit). Here the intents are applied
+to the base by consolidation's own editors (edits/), and each comment the task's file holds that
+the result does not (or the other way round) is named. An edit of layout alone (white space, a
+package.json's keys reordered) is said by the finish's note that no intent carries it, and merges.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Sequence
+
+from ..consolidate import Intent, classify_path
+from ..consolidate.intent import Op
+from ..consolidate.requirements_file import COMMENT
+from ..errors import WtcError
+
+# Comments of the formats no grammar profile reads, by their tools' rules: pip's (a `#` at the line's
+# start or after white space: requirements_file.COMMENT) and go's (`//` to the line's end).
+_GO_COMMENT = re.compile(r"//.*$")
+_LINE_COMMENTS = {"requirements": COMMENT, "go.mod": _GO_COMMENT, "go.work": _GO_COMMENT}
+
+
+def uncarried_edits(path: str, base: bytes | None, new: bytes | None, intents: Sequence[Intent]) -> list[str]:
+    """The edits of `path` (base -> new) that applying `intents` to `base` does not make, one line each
+    naming where in the task's file it is; [] when everything is carried (or the file is new, gone,
+    or not a manifest: those have their own rules)."""
+    kind = classify_path(path)
+    if kind is None or kind.kind != "manifest" or base is None or new is None or base == new:
+        return []
+    carried = _applied(path, base, [i for i in intents if i.manifest == path and i.op != Op.RELOCK])
+    if carried is None:
+        return []       # an intent the editors do not apply here: consolidation says so itself
+    wanted, made = _comments(path, new), _comments(path, carried)
+    missing = Counter(text for _, text in wanted) - Counter(text for _, text in made)
+    extra = Counter(text for _, text in made) - Counter(text for _, text in wanted)
+    lost = []
+    for line, text in wanted:
+        if missing[text]:
+            missing[text] -= 1
+            lost.append(f"{path}:{line}: the comment {text!r} (added or changed)")
+    for line, text in _comments(path, base):
+        if extra[text]:
+            extra[text] -= 1
+            lost.append(f"{path}:{line}: the comment {text!r} (removed; line {line} at the task's base)")
+    # An edit of layout alone (white space, the order of keys) loses nothing Maven, npm or pip reads:
+    # the finish's note says no intent carries it (coordinator/tasks.py), and it merges.
+    return lost
+
+
+def _applied(path: str, base: bytes, intents: Sequence[Intent]) -> bytes | None:
+    from ..consolidate.edits import edit_manifest
+
+    data = base
+    for intent in intents:
+        try:
+            data = edit_manifest(path, data, intent)
+        except WtcError:
+            return None
+    return data
+
+
+def _comments(path: str, data: bytes) -> list[tuple[int, str]]:
+    """(line number, text) of each comment of a manifest, in order."""
+    kind = classify_path(path)
+    pattern = _LINE_COMMENTS.get(kind.format) if kind is not None else None
+    text = data.decode("utf-8", errors="replace")
+    if pattern is not None:
+        return [(number, found.group(0).strip()) for number, line in enumerate(text.splitlines(), 1)
+                if (found := pattern.search(line))]
+    from ..merge.languages.profiles import profile_for_path
+
+    profile = profile_for_path(path, data)
+    if profile is None:
+        return []           # JSON: no comments
+    out: list[tuple[int, str]] = []
+    stack = [profile.parse(data).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type.lower() == "comment":
+            out.append((node.start_point[0] + 1, data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+                        .strip()))
+        else:
+            stack.extend(reversed(node.children))
+    return out
