@@ -51,7 +51,7 @@ from .declared_types import nested_type_targets, static_member_targets
 from .duplicates import find_duplicates
 from .linked import (LINKED, answers, conditional, declared_only, error_words, file_local, is_linked, package_key,
                      qualified_body, reading_profile, surely_placed)
-from . import namespaces
+from . import name_imports, namespaces
 from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, member_name, profile_for_path
 from ..languages.reparse import inverted
@@ -85,8 +85,11 @@ _SIDES = ("left", "right")
 # type `<star>`, so it is never a class's name; removals stay keyed by the plain top-level container.
 STARRED: tuple[str, ...] = ("<star>",)
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
-_QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")   # a receiver that names a type or namespace (C#'s `N.T`)
+# A receiver that names a type or namespace (C#'s `N.T`, PHP's `\N\T`, `namespace\T`)
+_QUALIFIED = re.compile(r"(?:\\|namespace\\)?[A-Za-z_]\w*(?:[.\\][A-Za-z_]\w*)*")
+_PARTS = re.compile(r"[.\\]")
 _LEADING_NAME = re.compile(r"[A-Za-z_]\w*")   # a receiver that is one name: a crate's, in a Rust path call
+_LOCAL_NAME = re.compile(r"\$?[A-Za-z_]\w*")   # a local's name (PHP's `$s`)
 _EXCERPT_LINES = 6
 _FEW_REMOVALS = 256    # up to this many removals, a file is searched for each (else its words are scanned)
 
@@ -810,7 +813,8 @@ class _Check:
                 if reference.kind == "import" and reference.name in reported and not self.every_use:
                     continue   # the file's calls of it are reported already: its import is one more line to fix
                 gone = [by_key[key] for target in targets if (key := _removal_key(target)) in by_key]
-                if any(_removal_key(target) not in by_key and self.answered_in_merged(target, gone) for target in targets):
+                if any(_removal_key(target) not in by_key and self.answered_in_merged(target, gone)
+                       and self.target_seen(target, path, reference) for target in targets):
                     continue   # another file the use may mean defines it (a package moved: Go's vendor/)
                 for target in targets:
                     removal = by_key.get(_removal_key(target))
@@ -1050,7 +1054,7 @@ class _Check:
                 # JsonTextReader.Async.cs, the property JsonTextReader.cs defines: Newtonsoft.Json
                 # 2d5eba55 renamed the class PropertyNameTable). (A type of the file's own is one of
                 # them, its other parts in other files too: a partial class.)
-                last = receiver.rsplit(".", 1)[-1]
+                last = _PARTS.split(receiver)[-1]
                 for other in [path] + self.package_files(path):
                     yield (other, (last,), name)
                     yield (other, (), name)
@@ -1132,8 +1136,8 @@ class _Check:
         it, embedding no type (a method of an embedded type is promoted: it may answer the call)."""
         receiver, name = reference.receiver or "", reference.name
         # `this.store` is a field's binding of its own (symbols._fields_in_methods) when the class declares one.
-        named = _LEADING_NAME.fullmatch(receiver.split(".", 1)[1] if receiver.split(".", 1)[0] in rules.self_receivers
-                                        and "." in receiver else receiver)
+        named = _LOCAL_NAME.fullmatch(receiver.split(".", 1)[1] if receiver.split(".", 1)[0] in rules.self_receivers
+                                      and "." in receiver else receiver)
         if not named or receiver not in merged.local_types or name in rules.all_members:
             return   # (a member every class has, Java's `toString`: answered whatever the class declares)
         scopes = reference.scopes & merged.local.get(receiver, set())
@@ -1584,7 +1588,8 @@ class _Check:
                     found = self.symbols(other, which, uses=False)
                     if found is not None and (answers(found, self.files[other].version(which), definition,
                                                       self.files[removal.path].base) if linked
-                                              else found.binds(definition.container, definition.name)):
+                                              else found.binds(definition.container, definition.name)) \
+                            and self.same_namespace(removal, other, which, found):
                         return False   # defined in another file of the package (moved, or a build variant)
             if linked and not self.complete:
                 # (C: the merge's files are those that spell the name, the left-behind look's; a
@@ -1625,22 +1630,76 @@ class _Check:
                 for name in self.namespace_facts(path, "merged").global_usings)
         return self._global_usings
 
+    def target_seen(self, target: tuple[str, tuple[str, ...], str], path: str, reference: Reference) -> bool:
+        """Whether the use `reference` in the merged `path` may mean a definition the merged `target`
+        file holds: always, but where names are imported one by one (PHP: a class `Serializer` of
+        another namespace answers no use of the removed `App\\Core\\Serializer`)."""
+        other, container, name = target
+        profile = semantic_profile(other)
+        if other == path or profile is None or not namespaces.by_name(profile) or container == STARRED:
+            return True
+        found = self.symbols(other, "merged", uses=False)
+        return found is None or any(self.sees_definition(other, "merged", d, path, reference)
+                                    for d in found.definitions if d.container == container and d.name == name)
+
     def namespace_sees(self, removal: _Removal, path: str, reference: Reference) -> bool:
         """Whether the use `reference` in the merged `path` sees the removed definition through
         the namespaces (profile `namespaces`, C#): always where the language has none."""
-        profile = semantic_profile(removal.path)
+        return self.sees_definition(removal.path, "base", removal.definition, path, reference)
+
+    def sees_definition(self, definition_path: str, which: str, definition: Definition, path: str,
+                        reference: Reference) -> bool:
+        """namespace_sees of the definition `definition` of `definition_path`'s version `which`."""
+        profile = semantic_profile(definition_path)
         if profile is None or not profile.semantic.namespaces or semantic_profile(path) is not profile:
             return True
-        definition = removal.definition
-        base = self.files[removal.path].base or b""
-        home = namespaces.defined_in(self.namespace_facts(removal.path, "base"), base,
+        home = namespaces.defined_in(self.namespace_facts(definition_path, which),
+                                     self.files[definition_path].version(which) or b"",
                                      definition.start_byte, definition.end_byte, definition.kind)
+        member_of = definition.container[0] if definition.container else None
+        if namespaces.by_name(profile):
+            # PHP: the name spelled at the use means one whole name, by the file's `use` clauses
+            # and namespace (name_imports.py); a local's class is the one its bindings spell.
+            use = self.namespace_facts(path, "merged")
+            receiver = reference.receiver
+            if receiver is not None and receiver.startswith("$"):
+                receiver = self.typed_receiver(path, reference)
+            return name_imports.means(home, definition.kind, definition.name, member_of, use,
+                                      self.files[path].merged or b"", reference.start_byte, receiver,
+                                      namespaces.enclosing(use, reference.start_byte))
         qualifier = reference.receiver
         if definition.container and qualifier is not None:
             qualifier = qualifier.rsplit(".", 1)[0] if "." in qualifier else None
-        member_of = definition.container[0] if definition.container else None
         return namespaces.sees(home, definition.kind, definition.name, member_of, self.namespace_facts(path, "merged"),
                                reference.start_byte, qualifier, self.global_usings())
+
+    def same_namespace(self, removal: _Removal, other: str, which: str, found: Symbols) -> bool:
+        """Whether `other`'s version `which` (read as `found`) defines the removed definition in the
+        namespace it stood in, where a language's names are imported one by one (PHP: a class
+        `Serializer` of another namespace answers no use of `App\\Core\\Serializer`); always elsewhere."""
+        profile = semantic_profile(removal.path)
+        if profile is None or not namespaces.by_name(profile):
+            return True
+        definition = removal.definition
+        home = namespaces.defined_in(self.namespace_facts(removal.path, "base"), self.files[removal.path].base or b"",
+                                     definition.start_byte, definition.end_byte, definition.kind).lower()
+        data, facts = self.files[other].version(which) or b"", self.namespace_facts(other, which)
+        return any(d.container == definition.container and d.name == definition.name and (
+            definition.kind == "define" == d.kind
+            or namespaces.defined_in(facts, data, d.start_byte, d.end_byte, d.kind).lower() == home)
+            for d in found.definitions)
+
+    def typed_receiver(self, path: str, reference: Reference) -> str | None:
+        """The class a local receiver's bindings all spell where `reference` stands (typed_local_targets'
+        rule: PHP's `Serializer $s`, then `$s->encode()`), None where not sure."""
+        merged = self.symbols(path, "merged")
+        receiver = reference.receiver or ""
+        if merged is None or receiver not in merged.local_types:
+            return None
+        scopes = reference.scopes & merged.local.get(receiver, set())
+        if len(scopes) != 1:
+            return None
+        return merged.local_types[receiver].get(next(iter(scopes))) or None
 
     def file_local(self, removal: _Removal) -> bool:
         """Whether the removed definition is its file's alone (profile `file_local`: C's `static`)."""
