@@ -862,13 +862,27 @@ class _Check:
         `path`'s version `which`."""
         if not definition.container and _answers(path, symbols, definition.name, self.files[path].version(which)):
             return True   # its module's `__getattr__` answers the name (profile `any_name`)
-        if not _defines(symbols, definition):
+        if not _defines(symbols, definition) or self.left_its_namespace(path, symbols, definition, which):
             return False
         # (an export, `export {formatNumber} from`, is a top-level name a star re-export may pass too)
         if symbols.binds(definition.container, definition.name) or definition.container not in ((), EXPORTS) \
                 or not symbols.wildcard or self.reexports is None:
             return True
         return self.reexports.star_may_pass(path, symbols, definition.name)
+
+    def left_its_namespace(self, path: str, symbols: Symbols, definition: Definition, which: str) -> bool:
+        """Whether `path`'s version `which` (read as `symbols`) defines the base's top-level
+        `definition` only in another namespace, where names are imported one by one (PHP: a class
+        moved from `App\\Http` to `App\\Web` is gone for every `use App\\Http\\Client;`)."""
+        profile = semantic_profile(path)
+        if definition.container or definition.kind in ("namespace", "define") or which == "base" \
+                or profile is None or not namespaces.by_name(profile) or not self.files[path].exists("base"):
+            return False
+        home = namespaces.defined_in(self.namespace_facts(path, "base"), self.files[path].base or b"",
+                                     definition.start_byte, definition.end_byte, definition.kind).lower()
+        data, facts = self.files[path].version(which) or b"", self.namespace_facts(path, which)
+        return not any(namespaces.defined_in(facts, data, d.start_byte, d.end_byte, d.kind).lower() == home
+                       for d in symbols.definitions if not d.container and d.name == definition.name)
 
     def answered_in_merged(self, target: tuple[str, tuple[str, ...], str], removals: list[_Removal]) -> bool:
         """`defined_in_merged`, where in the linked package (C) a file holding only prototypes of a
@@ -988,7 +1002,8 @@ class _Check:
                     # The member of a type another module defines, whose impl this file holds (`use
                     # crate::color::Color; impl Color { ... Self::Green ... }`): the type's, as `Color::Green`.
                     yield from self.targets(path, dataclasses.replace(reference, receiver=owner), merged)
-        elif rules.package == "linked" and self._after_separator(path, reference, "::"):
+        elif rules.package == "linked" and not namespaces.by_name(profile) and self._after_separator(path, reference, "::"):
+            # (C++'s `Store::Make()`; PHP's `Store::make()` is a class's member, found below as C#'s)
             yield from self.qualified_targets(path, reference)
         else:
             separator = rules.module_separator
