@@ -296,3 +296,18 @@ def test_task_check_finish_and_merge_block_a_php_rename_left_behind_and_a_call_a
     assert code == 1, merged
     [conflict] = [c for task in merged["tasks"] for c in task.get("conflicts", [])] if "tasks" in merged else merged["conflicts"]
     assert conflict["semantic"]["name"] == "Serializer::reset" and conflict["semantic"]["use_path"] == "src/Web/Client.php", conflict
+
+
+def test_classes_deleted_by_a_branch_that_requires_a_new_package_are_not_known_gone(tmp_path: Path) -> None:
+    """Slim c4dd3437 deleted Slim/Http/*.php and required slim/http, whose classes keep their whole
+    names (Slim\\Http\\Request): the uses left are that package's now. The same deletion with no new
+    requirement leaves them behind."""
+    composer = '{\n    "name": "acme/app",\n    "require": {\n        "php": ">=8.1"\n    }\n}\n'
+    files = {"composer.json": composer, "src/Core/Serializer.php": SERIALIZER, "src/Web/Client.php": CLIENT}
+    required = composer.replace('"php": ">=8.1"', '"php": ">=8.1",\n        "acme/serializer": "^1.0"')
+    repo = branch(tmp_path, files, {"composer.json": required}, deleted=("src/Core/Serializer.php",))
+    assert uses(repo) == (0, [])
+    repo = branch(tmp_path / "alone", files, {}, deleted=("src/Core/Serializer.php",))
+    code, found = uses(repo)
+    assert code == 1 and ("src/Web/Client.php", [12, 13], "Serializer", "src/Core/Serializer.php") in found, found
+

@@ -1100,6 +1100,10 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     # The task's side of a file it changed is its own version (a crate root that now re-exports a
     # module it moved out); every other read is the tree at `where`.
     after_oids = {c.path: c.new_oid for c in changes} if at is None else {}
+    # The base of a file the task changed is its version at `since` (a composer.json whose new
+    # requirement may now define what the task deleted: composer_requires.py).
+    changed_paths = {c.path for c in changes}
+    before: dict[str, bytes | None] = {}
 
     # Each file of the tree read once per look: a star hub's chains ask for the same package files
     # thousands of times (networkx's `nx.find_cycle` through two `__init__.py` of 60 star imports
@@ -1110,6 +1114,10 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         if which == "left" and path in after_oids:
             oid = after_oids[path]
             return None if oid is None else read_blob(oid)
+        if which == "base" and path in changed_paths and where != since:
+            if path not in before:
+                before[path] = file_at(since, path)
+            return before[path]
         if path not in read:
             read[path] = file_at(where, path)
         return read[path]

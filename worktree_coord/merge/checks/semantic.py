@@ -260,6 +260,7 @@ class _Check:
         self._resolved: dict[tuple[str, str, SemanticRules], tuple[str, ...]] = {}   # resolve(), per folder
         self._named: dict[tuple[tuple[str, str], SemanticRules], tuple[str, ...]] = {}   # files_at()
         self._namespaces: dict[tuple[str, str], namespaces.NamespaceFacts] = {}   # (path, which): namespace_facts()
+        self._new_packages: dict[tuple[str, str], bool] = {}   # (side, folder): package_may_define()
         self._global_usings: frozenset[str] | None = None   # every merged file's `global using`s
         self._member_names: frozenset[str] | None = None   # member_names(): C#'s one package
 
@@ -862,7 +863,7 @@ class _Check:
         `path`'s version `which`."""
         if not definition.container and _answers(path, symbols, definition.name, self.files[path].version(which)):
             return True   # its module's `__getattr__` answers the name (profile `any_name`)
-        if not _defines(symbols, definition) or self.left_its_namespace(path, symbols, definition, which):
+        if not _defines(symbols, definition):
             return False
         # (an export, `export {formatNumber} from`, is a top-level name a star re-export may pass too)
         if symbols.binds(definition.container, definition.name) or definition.container not in ((), EXPORTS) \
@@ -870,19 +871,19 @@ class _Check:
             return True
         return self.reexports.star_may_pass(path, symbols, definition.name)
 
-    def left_its_namespace(self, path: str, symbols: Symbols, definition: Definition, which: str) -> bool:
-        """Whether `path`'s version `which` (read as `symbols`) defines the base's top-level
-        `definition` only in another namespace, where names are imported one by one (PHP: a class
-        moved from `App\\Http` to `App\\Web` is gone for every `use App\\Http\\Client;`)."""
-        profile = semantic_profile(path)
-        if definition.container or definition.kind in ("namespace", "define") or which == "base" \
-                or profile is None or not namespaces.by_name(profile) or not self.files[path].exists("base"):
+    def package_may_define(self, removal: _Removal) -> bool:
+        """Whether the side that removed a PHP definition requires a Composer package its base did
+        not (composer_requires.py): the name may have moved there, whole (Slim's Http classes to
+        slim/http). Only where names are imported one by one and the tree can be read."""
+        profile = semantic_profile(removal.path)
+        if self._tree_file is None or profile is None or not namespaces.by_name(profile):
             return False
-        home = namespaces.defined_in(self.namespace_facts(path, "base"), self.files[path].base or b"",
-                                     definition.start_byte, definition.end_byte, definition.kind).lower()
-        data, facts = self.files[path].version(which) or b"", self.namespace_facts(path, which)
-        return not any(namespaces.defined_in(facts, data, d.start_byte, d.end_byte, d.kind).lower() == home
-                       for d in symbols.definitions if not d.container and d.name == definition.name)
+        key = (removal.side, posixpath.dirname(removal.path))
+        if key not in self._new_packages:
+            from ..ecosystems.composer_requires import requires_new_package
+
+            self._new_packages[key] = requires_new_package(self._tree_file, removal.side, removal.path)
+        return self._new_packages[key]
 
     def answered_in_merged(self, target: tuple[str, tuple[str, ...], str], removals: list[_Removal]) -> bool:
         """`defined_in_merged`, where in the linked package (C) a file holding only prototypes of a
@@ -1583,6 +1584,8 @@ class _Check:
             # (C#: every file of a namespace declares it, and a merge holds only the files its sides
             # changed: one that dropped the declaration says nothing of the others. The left-behind
             # look, which finds them, tells: check/left_namespaces.py.)
+            return False
+        if self.package_may_define(removal):
             return False
         own_kind = definition.kind in rules.own_kinds
         if definition.container and not own_kind and any(definition.container in s.heritage for s in (merged, base, kept) if s):
