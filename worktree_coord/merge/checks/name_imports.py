@@ -90,9 +90,12 @@ def means(home: str, kind: str, name: str, member_of: str | None, use: "Namespac
     """Whether the use of `name` at byte `at` of `data` (a version read as `use`, its namespace
     `current`), reached through `receiver` (`T` of `T::f()`; for a local, the class its binding spells),
     means the definition `name` of `kind` standing in namespace `home` (a member of the class
-    `member_of` there, or top level; for a namespace, `home` is its whole name)."""
+    `member_of` there, or top level; for a namespace, `home` is its whole name). A receiver whose
+    class is not known (an untyped `$x`) is "$" (no class)."""
     if at < 0:
         return False   # (a receiver's own reference, placed nowhere: the name's own node is read as a use too)
+    if member_of is None and (receiver is not None or kind == "method"):
+        return False   # `T::make()`, `$x->make()` reach no function `make`; a method outside a class is an anonymous class's
     if member_of is not None:
         if receiver is None or receiver.startswith("$") or receiver.lower() in ("self", "static", "parent"):
             return False

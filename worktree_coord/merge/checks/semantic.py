@@ -1681,7 +1681,7 @@ class _Check:
             use = self.namespace_facts(path, "merged")
             receiver = reference.receiver
             if receiver is not None and receiver.startswith("$"):
-                receiver = self.typed_receiver(path, reference)
+                receiver = self.typed_receiver(path, reference) or "$"
             return name_imports.means(home, definition.kind, definition.name, member_of, use,
                                       self.files[path].merged or b"", reference.start_byte, receiver,
                                       namespaces.enclosing(use, reference.start_byte))
