@@ -311,3 +311,40 @@ def test_classes_deleted_by_a_branch_that_requires_a_new_package_are_not_known_g
     code, found = uses(repo)
     assert code == 1 and ("src/Web/Client.php", [12, 13], "Serializer", "src/Core/Serializer.php") in found, found
 
+
+
+def test_a_function_removed_is_no_member_called_through_a_receiver(tmp_path: Path) -> None:
+    """Function Acme\\Web\\make removed: `Factory::make()` and `$f->make()` call members, not it;
+    the bare `make()` beside them does."""
+    helpers = "<?php\nnamespace Acme\\Web;\n\nfunction make(): array { return []; }\n"
+    user = ("<?php\nnamespace Acme\\Web;\n\nfunction build($f): array\n{\n"
+            "    return [Factory::make(), $f->make(), $f?->make()];\n}\n\nfunction plain(): array { return make(); }\n")
+    repo = branch(tmp_path, {"src/Web/helpers.php": helpers, "src/Web/build.php": user},
+                  {}, deleted=("src/Web/helpers.php",))
+    code, found = uses(repo)
+    assert code == 1 and found == [("src/Web/build.php", [9], "make", "src/Web/helpers.php")], found
+
+
+def test_a_member_an_abstract_class_or_a_trait_calls_on_this_may_stand_in_a_subclass(tmp_path: Path) -> None:
+    """`$this->render()` in an abstract class or a trait is answered by whichever class extends or
+    uses it: the method moved down from them blocks nothing."""
+    base = ("<?php\nnamespace Acme\\View;\n\nabstract class Page\n{\n    public function show(): string { return $this->render(); }\n"
+            "    public function render(): string { return ''; }\n}\n")
+    trait = ("<?php\nnamespace Acme\\View;\n\ntrait Shows\n{\n    public function show(): string { return $this->render(); }\n"
+             "    public function render(): string { return ''; }\n}\n")
+    repo = branch(tmp_path, {"src/View/Page.php": base, "src/View/Shows.php": trait},
+                  {"src/View/Page.php": base.replace("    public function render(): string { return ''; }\n", ""),
+                   "src/View/Shows.php": trait.replace("    public function render(): string { return ''; }\n", "")})
+    assert uses(repo) == (0, [])
+
+
+def test_a_method_renamed_is_left_behind_where_its_own_class_calls_it(tmp_path: Path) -> None:
+    """Composer's Platform::isWindows renamed left its own `self::isWindows()` calls: in the file that
+    renamed it, `self::`, `static::` and `$this->` read the class around them (no base, no trait)."""
+    platform = ("<?php\nnamespace Acme\\Util;\n\nclass Platform\n{\n    public static function isWindows(): bool { return false; }\n\n"
+                "    public static function home(): string { return self::isWindows() ? 'C:' : static::isWindows() . '/'; }\n\n"
+                "    public function sep(): string { return $this->isWindows() ? '\\\\' : '/'; }\n}\n")
+    repo = branch(tmp_path, {"src/Util/Platform.php": platform},
+                  {"src/Util/Platform.php": platform.replace("function isWindows(", "function isWindowsOs(")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("src/Util/Platform.php", [8, 10], "Platform::isWindows", "src/Util/Platform.php")], found
