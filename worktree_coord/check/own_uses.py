@@ -145,7 +145,7 @@ def _member_uses(symbols: Any, gone: set[tuple[tuple[str, ...], str]], rules: An
             # `self::f()`, `$this->f()` (PHP), `this.F()` (C#): the class around the use, where a
             # language reads each class whole (linked, by namespace) and so no other file gives
             # it a member (`gone` holds only members of classes with no base or other part).
-            # Found on composer: Platform::isWindows renamed left its own five `self::isWindows()`.
+            # Found on composer: Platform::isWindows renamed left its own four `self::isWindows()`.
             if not (rules.package == "linked" and rules.namespaces) or not reference.container:
                 continue
             container, parts = reference.container, (receiver,)
