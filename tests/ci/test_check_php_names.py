@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.ci.ci_helpers import feature_branch as branch, left_behind_uses as uses
-from tests.conftest import make_repo, write, wtc_in_process
+from tests.ci.ci_helpers import feature_branch as branch, left_behind_uses as uses, rename_through_the_faces
+from tests.conftest import wtc_in_process
 
 
 def check(repo: Path) -> dict:
@@ -259,43 +259,13 @@ def test_task_check_finish_and_merge_block_a_php_rename_left_behind_and_a_call_a
     merge; `wtc merge` (the queue after `finish --no-merge`) holds one back the same way."""
     serializer = SERIALIZER.replace("    public function format", "    public static function reset(): void { }\n\n"
                                                                   "    public function format")
-    repo = make_repo(tmp_path / "repo", {"src/Core/Serializer.php": serializer, "src/Web/Client.php": CLIENT})
-    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
-    code, started = wtc_in_process(repo, "task", "start", "rename", "--run", "r", "--own", "src/Core/**")
-    assert code == 0, started
-    write(Path(started["worktree"]), {"src/Core/Serializer.php": serializer.replace("function serialize(", "function toJson(")})
-    code, checked = wtc_in_process(repo, "task", "check", "rename", "--run", "r")
-    assert code == 1 and checked["left_behind_blocks"], checked
-    assert [(u["use_path"], u["name"]) for u in checked["left_behind"] if "use_path" in u] == \
-        [("src/Web/Client.php", "Serializer::serialize")]
-    code, finished = wtc_in_process(repo, "task", "finish", "rename", "--run", "r")
-    assert code == 1 and finished["state"] != "merged", finished
-
-    added = CLIENT.replace("        $s = new Serializer();\n", "        $s = new Serializer();\n        Serializer::reset();\n")
-    code, started = wtc_in_process(repo, "task", "start", "drop", "--run", "r", "--own", "src/Core/**")
-    write(Path(started["worktree"]), {"src/Core/Serializer.php": serializer.replace("function reset(", "function clear(")})
-    code, user = wtc_in_process(repo, "task", "start", "user", "--run", "r", "--own", "src/Web/**")
-    write(Path(user["worktree"]), {"src/Web/Client.php": added})
-    code, finished = wtc_in_process(repo, "task", "finish", "drop", "--run", "r")
-    assert code == 0 and finished["state"] == "merged", finished
-    code, finished = wtc_in_process(repo, "task", "finish", "user", "--run", "r")
-    assert code == 1 and finished["state"] == "conflict", finished
-    [conflict] = finished["conflicts"]
-    assert conflict["semantic"]["name"] == "Serializer::reset" and conflict["semantic"]["use_path"] == "src/Web/Client.php", conflict
-
-    repo = make_repo(tmp_path / "queue", {"src/Core/Serializer.php": serializer, "src/Web/Client.php": CLIENT})
-    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
-    code, drop = wtc_in_process(repo, "task", "start", "drop", "--run", "r", "--own", "src/Core/**")
-    write(Path(drop["worktree"]), {"src/Core/Serializer.php": serializer.replace("function reset(", "function clear(")})
-    code, user = wtc_in_process(repo, "task", "start", "user", "--run", "r", "--own", "src/Web/**")
-    write(Path(user["worktree"]), {"src/Web/Client.php": added})
-    for task in ("drop", "user"):
-        code, finished = wtc_in_process(repo, "task", "finish", task, "--run", "r", "--no-merge")
-        assert code == 0, finished
-    code, merged = wtc_in_process(repo, "merge", "--run", "r")
-    assert code == 1, merged
-    [conflict] = [c for task in merged["tasks"] for c in task.get("conflicts", [])] if "tasks" in merged else merged["conflicts"]
-    assert conflict["semantic"]["name"] == "Serializer::reset" and conflict["semantic"]["use_path"] == "src/Web/Client.php", conflict
+    rename_through_the_faces(
+        tmp_path, {"src/Core/Serializer.php": serializer, "src/Web/Client.php": CLIENT}, "src/Core/**",
+        {"src/Core/Serializer.php": serializer.replace("function serialize(", "function toJson(")},
+        {"src/Core/Serializer.php": serializer.replace("function reset(", "function clear(")}, "src/Web/**",
+        {"src/Web/Client.php": CLIENT.replace("        $s = new Serializer();\n",
+                                              "        $s = new Serializer();\n        Serializer::reset();\n")},
+        "Serializer::reset", "src/Web/Client.php")
 
 
 def test_classes_deleted_by_a_branch_that_requires_a_new_package_are_not_known_gone(tmp_path: Path) -> None:
