@@ -5,7 +5,8 @@ Found on marshmallow: `ErrorStore.store_error` renamed in error_store.py; schema
 `error_store.store_error(...)` on a parameter annotated `error_store: ErrorStore` and the check was
 clean. grammars/python.toml now spells those locals' class (`@typed.name`, `@typed.type`), and the
 semantic check follows a call on one to the class a module of the repository declares, only where
-sure: every binding of the local in its scope spells that one class, the class has no base (a
+sure (the cases not sure are checked here with a second class defining the method; with none, the
+look takes the tree's one definer: test_sole_member_left_behind.py): every binding of the local in its scope spells that one class, the class has no base (a
 method it lost may be inherited), a name the file imports (`from m import C`) is a class of m's
 file (not a factory function).
 """
@@ -26,10 +27,15 @@ RENAMED = STORE.replace("store_error", "record_error")
 HEAD = "from pkg.error_store import ErrorStore\n\n\n"
 
 
+# Another class defining the method: where the local's class is not sure, which one a call means is not
+# known either (with no other, the tree's one definer is meant: sole_members.py, test_sole_member_left_behind.py).
+OTHER = {"pkg/other_store.py": "class OtherStore:\n    def store_error(self, m):\n        return m\n"}
+
+
 def _check(tmp_path: Path, schema: str, store_after: str = RENAMED,
-           store_before: str = STORE) -> tuple[int, list[tuple[str, int | None, str]]]:
+           store_before: str = STORE, more: dict[str, str] | None = None) -> tuple[int, list[tuple[str, int | None, str]]]:
     repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/error_store.py": store_before,
-                                         "pkg/schema.py": schema})
+                                         "pkg/schema.py": schema, **(more or {})})
     git(repo, "checkout", "-q", "-b", "feature")
     write(repo, {"pkg/error_store.py": store_after})
     commit_all(repo, "feature: store_error renamed")
@@ -70,7 +76,7 @@ def test_a_call_on_a_local_of_evident_class_blocks_wtc_check(tmp_path: Path, sch
 ], ids=["rebound", "untyped-parameter", "class-with-a-base", "factory-function", "attribute-of-it"])
 def test_a_local_whose_class_is_not_sure_stays_clean(tmp_path: Path, schema: str, before: str) -> None:
     after = before.replace("store_error", "record_error")
-    code, findings = _check(tmp_path, schema, after, before)
+    code, findings = _check(tmp_path, schema, after, before, OTHER)
     assert code == 0 and findings == [], findings
 
 
@@ -134,7 +140,7 @@ def test_a_call_on_a_module_level_local_blocks_at_task_check(tmp_path: Path, sch
         "rebound-in-a-function-through-global"])
 def test_a_module_level_local_whose_class_is_not_sure_stays_clean(tmp_path: Path, schema: str, before: str) -> None:
     after = before.replace("store_error", "record_error")
-    code, findings = _check(tmp_path, schema, after, before)
+    code, findings = _check(tmp_path, schema, after, before, OTHER)
     assert code == 0 and findings == [], findings
 
 

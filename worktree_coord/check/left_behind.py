@@ -34,6 +34,7 @@ from ..frozen import value_class
 from ..gitrepo.repository import GIT_MODE_GITLINK, Change, GitRepo
 from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched_lines
 from ..merge.result import SemanticFinding, name_word
+from ..merge.checks import sole_members
 from ..merge.checks.linked import reading_profile
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, tree_module_files, use_word
 from ..merge.checks.reach import spelling, star_list_added
@@ -80,10 +81,13 @@ class LeftBehind:
     moved_from: str = "" # kind "own_import": the path the task moved `use_path` from ("" when it did not move it)
     star_line: str = ""  # the star re-export line of `definition_path` the task dropped (`export * from './intl.js';`),
                          # through which the use reached `name`: keeping that line keeps the name
+    keyword: str = ""    # kind "signature": the keyword the call passes that the task's version no longer names
 
     @property
     def keep(self) -> str:
         """The way out that leaves the use alone, as the notes say it."""
+        if self.kind == "signature" and self.keyword:
+            return f"keep taking {self.keyword}= too (the old name beside the new, or **kwargs)"
         if self.kind == "signature":
             profile = semantic_profile(self.definition_path)
             rules = profile.semantic.signatures if profile is not None else None
@@ -158,7 +162,8 @@ class LeftBehind:
                 "module": self.kind == "module", "unexported": self.kind == "export",
                 "file_deleted": self.kind == "deleted", "star_list": self.star_list,
                 "signature": self.kind == "signature", "arguments": self.arguments,
-                "own_import": self.kind == OWN_IMPORT, "moved_from": self.moved_from, "star_line": self.star_line}
+                "own_import": self.kind == OWN_IMPORT, "moved_from": self.moved_from, "star_line": self.star_line,
+                "keyword": self.keyword}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "LeftBehind":
@@ -168,7 +173,7 @@ class LeftBehind:
                    else "export" if row.get("unexported") else "deleted" if row.get("file_deleted")
                    else "signature" if row.get("signature") else "",
                    row.get("star_list", ""), row.get("arguments", 0), row.get("moved_from", ""),
-                   row.get("star_line", ""))
+                   row.get("star_line", ""), row.get("keyword", ""))
 
 
 def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int,
@@ -218,7 +223,7 @@ def _reshaped_note(items: list[LeftBehind], more: int, task: str, run: str, owne
                       else f"{item.use_path} (lines {item.lines})" for item in items)
     more_files = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
     one = len(items) == 1 and not more
-    count = f"{first.arguments} argument{'' if first.arguments == 1 else 's'}"
+    count = f"the keyword {first.keyword}=" if first.keyword else f"{first.arguments} argument{'' if first.arguments == 1 else 's'}"
     calls = "call" if one else "calls"
     return (f"{where}{more_files} still call{'s' if one else ''} {first.name} the old way ({count}), which this task "
             f"{first.what_happened}; {'that file is' if one else 'those files are'} {_outside(owned)}, so "
@@ -410,9 +415,12 @@ def _inherited(profile_path: str, found_before: Any, pairs: set[tuple[tuple[str,
     """The members among `pairs` of a class that declares bases in the version before (`found_before`):
     a base may give the member, so the check never takes one as gone (semantic.broken), and the look
     does not search the tree for it. Found on laravel 0b125e6a: `setUp` and `tearDown` dropped from
-    test classes (which extend TestCase) were 441 files' words, past the files the look reads: no answer."""
+    test classes (which extend TestCase) were 441 files' words, past the files the look reads: no answer.
+    (Not where a class whose bases give nothing loses what it stops defining: sole_members.py.)"""
     profile = semantic_profile(profile_path)
-    own = profile.semantic.own_kinds if profile is not None else frozenset()
+    if profile is None or sole_members.applies(profile_path):
+        return set()
+    own = profile.semantic.own_kinds
     kinds = {(d.container, d.name): d.kind for d in found_before.definitions}
     return {(container, name) for container, name in pairs
             if container and container in found_before.heritage and kinds.get((container, name)) not in own}
@@ -731,7 +739,7 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
         out.append(LeftBehind(path, tuple(f.use_line for f in uses), name, where, uses[0].replacement or "",
                               moved_to, left_kind(uses[0].kind, where, moved_to, deleted),
                               uses[0].star_list if all(f.star_list for f in uses) else "", uses[0].arguments,
-                              star_line="" if moved_to else uses[0].star_line))
+                              star_line="" if moved_to else uses[0].star_line, keyword=uses[0].keyword))
     return out
 
 
@@ -1092,6 +1100,9 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     if said is not None:
         said.append(f"{min(len(mentioning), max_files)} of the {len(mentioning)} files mentioning "
                     f"{min(len(looked_for), MAX_NAMES)} of the {len(looked_for)} removed names were read")
+    # Every file spelling a removed name read: a member called on a receiver of unknown class is then the
+    # one class's that defines it, where sure (merge/checks/sole_members.py).
+    whole = len(mentioning) <= max_files and len(looked_for) <= MAX_NAMES
     mentioning = mentioning[:max_files]
     # The other side "adds" each such file whole: each of its uses is a use the task's side did not see.
     texts = {path: text for path in mentioning if (text := file_at(where, path)) is not None}
@@ -1102,6 +1113,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                       f"{'are' if len(too_big) > 1 else 'is'} larger than the {MAX_BYTES} bytes read and "
                       f"{'were' if len(too_big) > 1 else 'was'} not read: {', '.join(too_big[:5])}"
                       + (", ..." if len(too_big) > 5 else ""))
+    whole = whole and not too_big
     unchanged = [FileVersions(path, base=None, left=None, right=text, merged=text)
                  for path, text in texts.items() if len(text) <= MAX_BYTES]
     spelled = spelling(word.encode("utf-8", "surrogateescape") for word in words | modules) if words | modules else None
@@ -1142,7 +1154,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     # module of its own, whose import path its folder's files then use.
     found = find_broken_names(files + unchanged, labels=("task", "base", "unchanged"), complete=False,
                               tree_file=tree_file, every_use=True, tree_folders=folders, unreadable=unreadable,
-                              manifests="left")
+                              manifests="left", whole_words=whole)
     # A changed file whose version before the task does not parse cleanly: the check read nothing of
     # it, so no removal from it was seen. Read again with its base in pieces; else no answer.
     if (broken_bases := [f for f in files if f.path in unreadable and f.base is not None
@@ -1153,7 +1165,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             replaced = {f.path: f for f in mended}
             found += tuple(finding for finding in find_broken_names(
                 [replaced.get(f.path, f) for f in files] + unchanged, labels=("task", "base", "unchanged"),
-                complete=False, tree_file=tree_file, every_use=True, tree_folders=folders, manifests="left")
+                complete=False, tree_file=tree_file, every_use=True, tree_folders=folders, manifests="left",
+                whole_words=whole)
                 if (finding.use_path, finding.use_line, finding.name) not in seen)
     # A file the parser does not read cleanly is read again in pieces (_read_in_pieces: the code
     # outside its ERROR nodes), else by its import statements alone (_imports_alone).
@@ -1174,7 +1187,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         found += tuple(finding for finding in find_broken_names(files + whole + again,
                                                                 labels=("task", "base", "unchanged"), complete=False,
                                                                 tree_file=tree_file, every_use=True,
-                                                                tree_folders=folders, manifests="left")
+                                                                tree_folders=folders, manifests="left",
+                                                                whole_words=whole)
                        if (finding.use_path, finding.use_line, finding.name) not in seen
                        and (finding.use_path not in pieces or _read_there(finding, pieces[finding.use_path][0])))
     # A call of a reshaped function the old way (signatures.py's finding) is a use left behind of its

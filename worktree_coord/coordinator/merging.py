@@ -362,7 +362,7 @@ class MergeOperations(CoordinatorBase):
             found.append(LeftBehind(path, tuple(sorted(lines)), name, where, row.get("replacement", ""),
                                     moved_to, left_kind(row.get("kind") or "", where, moved_to, deleted),
                                     row.get("star_list", ""), row.get("arguments", 0),
-                                    star_line="" if moved_to else row.get("star_line", "")))
+                                    star_line="" if moved_to else row.get("star_line", ""), keyword=row.get("keyword", "")))
         notes = [note if note.startswith("and ") else note + ", then finish again"
                  for note in grouped_notes(found, task.task_id, run.run_id, MAX_NOTES, task.boundary.own)]
         for owner in sorted({o for names in owners.values() for o in names}):

@@ -97,6 +97,10 @@ class SemanticFinding:
     # result defines it.
     replacement: str = ""
     arguments: int = 0
+    # For "signature": the keyword the call passes that the new shape no longer names (a parameter
+    # renamed or dropped: `render(s, max_width=2)` after `max_width` became `width`); "" when it is
+    # the count of arguments that no longer fits.
+    keyword: str = ""
     # The name of the list a star import takes (`__all__`: profile `star_list`) where the use reaches
     # the definition only through a star import and the removing side's file writes that list: a
     # name kept for the use must be listed there too. "" otherwise.
@@ -112,6 +116,10 @@ class SemanticFinding:
         if self.problem == "import_path":
             return (f"{self.use_path}:{self.use_line} imports {self.name}, which {self.removed_by} replaced in every "
                     f"file (as at {where} in the base) while {self.used_by} added this import")
+        if self.problem == "signature" and self.keyword:
+            return (f"{self.use_path}:{self.use_line} calls {self.name} with the keyword {self.keyword}=, which its base "
+                    f"shape {self.definition} takes, while {self.removed_by} changed it to {self.replacement} "
+                    f"({where} in the merge), which does not, and {self.used_by} added this call")
         if self.problem == "signature":
             return (f"{self.use_path}:{self.use_line} calls {self.name} with {self.arguments} argument(s), as its base "
                     f"shape {self.definition} takes, while {self.removed_by} changed it to {self.replacement} "
@@ -137,6 +145,10 @@ class SemanticFinding:
         if self.problem == "left_behind" and self.kind == "signature":
             # A call of a function the removing side reshaped (check/left_behind.py, signatures.reshaped).
             changed = f"{self.used_by} changed that line itself" if own else "no task changed that call"
+            if self.keyword:
+                return (f"{self.use_path}:{self.use_line} calls {self.name} with the keyword {self.keyword}=, which its "
+                        f"base shape {self.definition} takes and {self.removed_by}'s {self.replacement} "
+                        f"({self.definition_path}) does not; {changed}, so the landed tree's call would fail")
             return (f"{self.use_path}:{self.use_line} calls {self.name} with {self.arguments} argument(s), as its base "
                     f"shape {self.definition} takes, which {self.removed_by} changed to {self.replacement} "
                     f"({self.definition_path}); {changed}, so the landed tree's call would fail")
@@ -169,7 +181,8 @@ class SemanticFinding:
                 "definition_line": self.definition_line, "use_path": self.use_path, "use_line": self.use_line,
                 "removed_by": self.removed_by, "used_by": self.used_by, "declaration": self.declaration,
                 "definition": self.definition, "use": self.use, "problem": self.problem,
-                "replacement": self.replacement, "arguments": self.arguments, "star_list": self.star_list,
+                "replacement": self.replacement, "arguments": self.arguments, "keyword": self.keyword,
+                "star_list": self.star_list,
                 "star_line": self.star_line, "message": self.message}
 
     @classmethod
@@ -179,6 +192,7 @@ class SemanticFinding:
                    declaration=data.get("declaration", ""), definition=data.get("definition", ""),
                    use=data.get("use", ""), problem=data.get("problem", "broken"),
                    replacement=data.get("replacement", ""), arguments=data.get("arguments", 0),
+                   keyword=data.get("keyword", ""),
                    star_list=data.get("star_list", ""), star_line=data.get("star_line", ""))
 
     def as_conflict(self) -> "MergeConflict":

@@ -2,8 +2,8 @@
 
 Stage: asked by the post-merge semantic check (semantic.py `namespace_sees`) of a use, in one file,
 of a definition another file removed, for a language whose profile's `[semantic] namespaces` query
-captures `@use` clauses (PHP). Input: the use file's namespaces and the clauses it imports
-(namespaces.NamespaceFacts, its `imported` read here by `clause`), its bytes, the use's offset.
+captures `@use` clauses (PHP). Input: the use file's `use` clauses (each read here by `clause`,
+kept in namespaces.NamespaceFacts `imported`), its namespace there, its bytes, the use's offset.
 Output: whether the use means the definition (`means`).
 
 Why: PHP finds a name by rule, not by search. A class name (and a qualified name's first part) is
@@ -26,8 +26,6 @@ from ...frozen import value_class
 
 if TYPE_CHECKING:
     import tree_sitter
-
-    from .namespaces import NamespaceFacts
 
 _KINDS = {"function": "function", "const": "const"}   # a clause's `type` token; none: a class or namespace
 _BEFORE = re.compile(rb"(?:\\?(?:[A-Za-z_\x80-\xff][\w\x80-\xff]*\\)+|\\)\Z")   # `\A\B\` ending where a name starts
@@ -85,10 +83,10 @@ def clause(node: "tree_sitter.Node", data: bytes, namespace: str) -> NameImport 
     return NameImport(kind, bound.lower(), whole, namespace, declaration.start_byte, declaration.end_byte, group, prefix)
 
 
-def means(home: str, kind: str, name: str, member_of: str | None, use: "NamespaceFacts", data: bytes, at: int,
-          receiver: str | None, current: str) -> bool:
-    """Whether the use of `name` at byte `at` of `data` (a version read as `use`, its namespace
-    `current`), reached through `receiver` (`T` of `T::f()`; for a local, the class its binding spells),
+def means(home: str, kind: str, name: str, member_of: str | None, use: tuple[NameImport, ...], data: bytes,
+          at: int, receiver: str | None, current: str) -> bool:
+    """Whether the use of `name` at byte `at` of `data` (a version whose `use` clauses are `use`, its
+    namespace `current`), reached through `receiver` (`T` of `T::f()`; for a local, the class its binding spells),
     means the definition `name` of `kind` standing in namespace `home` (a member of the class
     `member_of` there, or top level; for a namespace, `home` is its whole name). A receiver whose
     class is not known (an untyped `$x`) is "$" (no class)."""
@@ -103,7 +101,7 @@ def means(home: str, kind: str, name: str, member_of: str | None, use: "Namespac
     before = _BEFORE.search(data, max(0, at - 256), at)
     spelled = (before.group().decode("utf-8", "replace") if before is not None else "") + name
     follows = data[at + len(name.encode()):at + len(name.encode()) + 1] == b"\\"
-    inside = next((item for item in use.imported if item.start <= at < item.end), None)
+    inside = next((item for item in use if item.start <= at < item.end), None)
     if kind == "namespace" and not follows and inside is None:
         return False   # `Util` alone names a class, a function or a constant, never a namespace
     if kind != "namespace" and follows:
@@ -125,7 +123,7 @@ def means(home: str, kind: str, name: str, member_of: str | None, use: "Namespac
     return _same(resolved(spelled, "class", use, current, at), target)
 
 
-def resolved(spelled: str, kind: str, use: "NamespaceFacts", current: str, at: int) -> str:
+def resolved(spelled: str, kind: str, use: tuple[NameImport, ...], current: str, at: int) -> str:
     """The whole name (dot-joined) a class name spelled `spelled` at `at` means (`kind` "class"),
     by PHP's rules: fully qualified, `namespace\\`-relative, through a clause's alias, or in `current`."""
     spelled = spelled.strip()
@@ -140,10 +138,10 @@ def resolved(spelled: str, kind: str, use: "NamespaceFacts", current: str, at: i
     return _joined(current, dotted(spelled))
 
 
-def _imported(use: "NamespaceFacts", kind: str, alias: str, current: str, at: int) -> str | None:
+def _imported(use: tuple[NameImport, ...], kind: str, alias: str, current: str, at: int) -> str | None:
     """The whole name a clause of kind `kind`, in the namespace around `at`, imports as `alias`."""
     lowered = alias.lower()
-    for item in use.imported:
+    for item in use:
         if item.kind == kind and item.alias == lowered and item.namespace == current:
             return item.whole
     return None

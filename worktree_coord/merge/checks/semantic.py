@@ -48,6 +48,7 @@ import tree_sitter
 
 from ...frozen import value_class
 from .declared_types import nested_type_targets, static_member_targets
+from . import attribute_guards, sole_members
 from .duplicates import find_duplicates
 from .linked import (LINKED, answers, conditional, declared_only, error_words, file_local, is_linked, package_key,
                      qualified_body, reading_profile, surely_placed)
@@ -149,7 +150,8 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
                       loose: Iterable[str] = (), readable: bool = False,
                       unreadable: set[str] | None = None, manifests: str = "base",
                       modules: "Callable[[SemanticRules, Callable], ModuleTables] | None" = None,
-                      by_path: dict[str, Versions] | None = None) -> tuple[SemanticFinding, ...]:
+                      by_path: dict[str, Versions] | None = None,
+                      whole_words: bool = False) -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order,
     each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
     changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is
@@ -177,7 +179,10 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     `modules(rules, facts)` (with `tip`): the module index of the tip's files outside the merge's
     own (module_index.ModuleTables, kept per tip), which the check lays the merge's own files over
     instead of indexing every file. `by_path` (with `tip` and `readable`): `files` by path, in any
-    order (tree._tip_files: the tip's copied, not a mapping built from every file at every merge)."""
+    order (tree._tip_files: the tip's copied, not a mapping built from every file at every merge).
+    `whole_words`: `files` hold every file of the tree spelling a removed name (the look for names left
+    behind, when it read them all): a member called on a receiver of unknown class is then the one
+    class's that defines it, where sure (sole_members.py)."""
     checked = files if readable and isinstance(files, list) else [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files,
                    by_path=by_path if readable and tip is not None else None)
@@ -185,6 +190,7 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     check.tip, check.loose = tip, frozenset(loose)
     check.tip_modules = modules if tip is not None else None
     check.every_use = every_use
+    check.whole_words = whole_words
     check.unreadable = unreadable
     check.manifests = manifests
     # A tip's file outside `loose` is ours' version in the merged tree: no duplicate to find there.
@@ -241,6 +247,8 @@ class _Check:
         self.manifests = "base"   # find_broken_names(manifests=...): the tree those are read from
         self.complete = complete
         self.every_use = False   # find_broken_names(every_use=...)
+        self.whole_words = False   # find_broken_names(whole_words=...)
+        self.sole_cache: dict[tuple[str, tuple[str, ...], str], bool] = {}   # sole_members.sole_definer's answers
         self.unreadable: set[str] | None = None   # find_broken_names(unreadable=...)
         self.labels = {"left": labels[0], "right": labels[2]}
         self.trees = trees
@@ -808,7 +816,7 @@ class _Check:
             # A module's default export is used through the name its import binds (`import X from`).
             bound = names | {item.bound for item in merged.imports
                              if (item.name in defaults if item.name else defaults & names)}
-            uses = [(reference, list(self.targets(path, reference, merged))) for reference in merged.references
+            uses = [(reference, self._targets_or_sole(path, reference, merged, candidates)) for reference in merged.references
                     if reference.line in merged_lines and reference.name in bound]
             for reference, targets in uses + list(self._imports_as_uses(path, merged, merged_lines, names)):
                 if reference.kind == "import" and reference.name in reported and not self.every_use:
@@ -825,9 +833,22 @@ class _Check:
                     if removal is not None and removal.path != path and not self.namespace_sees(removal, path, reference):
                         continue   # C#: a name of a namespace the use neither stands in, imports nor spells
                     if removal is not None and self.broken(removal, used_side, starred):
+                        if attribute_guards.guarded(versions.merged, reference.line, reference.receiver, reference.name,
+                                                    semantic_profile(path).semantic.attribute_guards):  # type: ignore[union-attr]
+                            break   # read only where `hasattr(x, "n")` said it stands
                         reported.add(reference.name)
                         yield self.finding(removal, path, reference, used_side, starred)
                         break
+
+    def _targets_or_sole(self, path: str, reference: Reference, merged: Symbols,
+                         removals: list[_Removal]) -> list[tuple[str, tuple[str, ...], str]]:
+        """`targets`; where it has nothing to say of a member called on a receiver of unknown class,
+        and the check read every file spelling the name (`whole_words`), the one class defining it
+        (sole_members.py)."""
+        found = list(self.targets(path, reference, merged))
+        if not found and self.whole_words and reference.receiver is not None and sole_members.applies(path):
+            found = sole_members.sole_member_targets(self, path, reference, merged, removals)
+        return found
 
     def _imports_as_uses(self, path: str, merged: Symbols, lines: set[int] | frozenset[int],
                          names: set[str]) -> Iterator[tuple[Reference, list[tuple[str, tuple[str, ...], str]]]]:
@@ -1100,6 +1121,11 @@ class _Check:
                         yield (other, (receiver,), name)
                 if not own_type and merged.local_types:
                     yield from self.typed_local_targets(path, reference, merged, rules)
+                constructed = _constructed(receiver, rules)
+                if constructed is not None and not reference.scopes & merged.local.get(constructed.split(".", 1)[0], set()):
+                    # The instance a receiver constructs (`Text(x).with_indent_guides()`, `new Store().put(3)`):
+                    # its class's member, as for a local bound to it (found driving wtc on Textualize/rich).
+                    yield from self.class_member_targets(path, reference, merged, rules, constructed)
                 if rules.package_types and not own_type:
                     # Java: a class's static member (`TypeName.INT.box()`), by its declared type
                     yield from static_member_targets(self, path, reference, merged, rules)
@@ -1167,6 +1193,14 @@ class _Check:
         typed = merged.local_types[receiver].get(next(iter(scopes)) if scopes else None)
         if not typed:
             return
+        yield from self.class_member_targets(path, reference, merged, rules, typed)
+
+    def class_member_targets(self, path: str, reference: Reference, merged: Symbols, rules: SemanticRules,
+                             typed: str) -> Iterator[tuple[str, tuple[str, ...], str]]:
+        """The member `reference.name` of the class `typed` as `path` spells it (a typed local's, or the
+        class a receiver constructs, `Text(x)`, `new Store()`), in each file of the merge declaring it:
+        only where sure (see typed_local_targets)."""
+        name = reference.name
         qualifier, _, type_name = typed.rpartition(".")
         if qualifier and rules.package_types:
             # Java: `CodeBlock.Builder`, a class nested in another (declared_types.py)
@@ -1536,6 +1570,10 @@ class _Check:
                 return None
             folder = posixpath.dirname(folder)
 
+    def tree_bytes(self, path: str) -> bytes | None:
+        """A file of the tree the merge does not hold, as `tree_symbols` reads it (None where absent)."""
+        return self._tree_file(self.manifests, path) if self._tree_file is not None else None
+
     def _tree_text(self, path: str, absent: Any = "") -> Any:
         """A manifest of the `manifests` tree (the base's, unless the caller says) as text (`absent`
         where it is not there, or no tree is read)."""
@@ -1588,8 +1626,10 @@ class _Check:
         if self.package_may_define(removal):
             return False
         own_kind = definition.kind in rules.own_kinds
-        if definition.container and not own_kind and any(definition.container in s.heritage for s in (merged, base, kept) if s):
-            return False
+        if definition.container and not own_kind and any(definition.container in s.heritage for s in (merged, base, kept) if s) \
+                and not (self.whole_words and sole_members.applies(removal.path)
+                         and sole_members.sole_definer(self, removal.path, definition.container, definition.name)):
+            return False   # (unless no base can give it back: sole_members.py)
         if self.package_wide(removal.path) and definition.kind != "import":   # imports are the file's own
             linked = is_linked(package_key(removal.path))
             if linked and not definition.container and qualified_body(self.files[removal.path].merged or b"", definition.name):
@@ -1682,7 +1722,7 @@ class _Check:
             receiver = reference.receiver
             if receiver is not None and receiver.startswith("$"):
                 receiver = self.typed_receiver(path, reference) or "$"
-            return name_imports.means(home, definition.kind, definition.name, member_of, use,
+            return name_imports.means(home, definition.kind, definition.name, member_of, use.imported,
                                       self.files[path].merged or b"", reference.start_byte, receiver,
                                       namespaces.enclosing(use, reference.start_byte))
         qualifier = reference.receiver
@@ -1841,6 +1881,26 @@ def _submodule_of_import(receiver: str, merged: Symbols, reference: Reference) -
 
 # Reference kinds (the tags' `@reference.<kind>`) that call or construct what they name.
 _CALLED = frozenset({"call", "class"})
+
+
+def _constructed(receiver: str, rules: SemanticRules) -> str | None:
+    """The class a receiver constructs whole (profile `constructs`: `Text(x)`, `new Store()`), else None: the
+    call's parentheses must close at the receiver's end (`Text(x).strip()` constructs nothing: a method's result)."""
+    if not rules.constructs or not receiver.endswith(")"):
+        return None
+    match = re.match(rules.constructs, receiver)
+    if match is None:
+        return None
+    depth = 0
+    for index in range(match.end() - 1, len(receiver)):
+        char = receiver[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return match.group(1) if index == len(receiver) - 1 else None
+    return None
 
 
 def _called_on_a_result(removal: _Removal, text: bytes) -> bool:

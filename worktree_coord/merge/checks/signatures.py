@@ -120,6 +120,19 @@ class Shape:
 
 
 @value_class
+class Keywords:
+    """The names a call may pass a function by keyword (`names`), and whether it takes any other too
+    (`open`: Python's `**kwargs`)."""
+
+    names: frozenset[str]
+    open: bool
+
+    def lost(self, now: "Keywords") -> frozenset[str]:
+        """The names this took by keyword that `now` does not (none when `now` takes any)."""
+        return frozenset() if now.open else self.names - now.names
+
+
+@value_class
 class _Change:
     path: str
     definition: Definition      # at the base
@@ -127,6 +140,8 @@ class _Change:
     old: Shape
     new: Shape
     merged_line: int            # where the merged result defines it
+    counted: bool = True        # its count of arguments changed
+    lost: frozenset[str] = frozenset()   # the keywords it no longer takes (a parameter renamed or dropped)
 
 
 def may_change_a_call(base: bytes | None, left: bytes | None, right: bytes | None) -> bool:
@@ -210,6 +225,11 @@ def _changes(check: _Check, side: str, other: str) -> Iterator[_Change]:
                            definition) if definition is not None else None
             return (definition, found) if definition is not None and found is not None else None
 
+        def keywords(which: str, symbols: Symbols, key: tuple[tuple[str, ...], str]) -> tuple[Keywords, Shape] | None:
+            definition = _only(symbols, key)
+            return _keywords(rules, check.tree(path, which), versions.version(which) or b"", definition) \
+                if definition is not None else None
+
         seen: set[tuple[tuple[str, ...], str]] = set()
         for definition in candidates:
             key = (definition.container, definition.name)
@@ -219,17 +239,34 @@ def _changes(check: _Check, side: str, other: str) -> Iterator[_Change]:
             # The base's and this side's shapes first: the other versions are parsed only for a
             # definition whose count changed (rare), not for every one near an edit.
             old, new = shape("base", before, key), shape(side, after, key)
-            if old is None or new is None or old[1].counts == new[1].counts or old[1].receiver != new[1].receiver:
+            counted = old is not None and new is not None and old[1].counts != new[1].counts \
+                and old[1].receiver == new[1].receiver
+            named = keywords("base", before, key), keywords(side, after, key)
+            lost = named[0][0].lost(named[1][0]) if named[0] is not None and named[1] is not None else frozenset()
+            if not counted and not lost:
                 continue
             theirs, merged = check.symbols(path, other, uses=False), check.symbols(path, "merged", uses=False)
             if theirs is None or merged is None:
                 continue
             if definition.container and any(definition.container in s.heritage for s in (before, after, theirs, merged)):
                 continue   # a member of a class with bases: an inherited overload may take the old shape
-            kept, result = shape(other, theirs, key), shape("merged", merged, key)
-            if kept is None or kept[1].counts != old[1].counts or result is None or result[1].counts != new[1].counts:
+            if counted:
+                kept, result = shape(other, theirs, key), shape("merged", merged, key)
+                counted = kept is not None and kept[1].counts == old[1].counts and result is not None \
+                    and result[1].counts == new[1].counts   # type: ignore[index]
+            if lost:
+                # The other side kept what the base took by keyword, and the merge has this side's.
+                kept_named, result_named = keywords(other, theirs, key), keywords("merged", merged, key)
+                lost = lost if kept_named is not None and kept_named[0] == named[0][0] and result_named is not None \
+                    and result_named[0] == named[1][0] else frozenset()   # type: ignore[index]
+            if not counted and not lost:
                 continue
-            yield _Change(path, definition, side, old[1], result[1], result[0].line)
+            found = shape("merged", merged, key) if counted else None
+            written = found or keywords("merged", merged, key)
+            definition_now = _only(merged, key)
+            assert written is not None and definition_now is not None
+            yield _Change(path, definition, side, old[1] if old is not None else named[0][1],   # type: ignore[index]
+                          written[1], definition_now.line, counted=counted, lost=lost)
 
 
 def _only(symbols: Symbols, key: tuple[tuple[str, ...], str]) -> Definition | None:
@@ -282,13 +319,52 @@ def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | 
             arity, receiver = arity - 1, True
         elif node.type in member_of:
             receiver = True   # a Go method: its receiver is its own field, not a parameter
+    return Shape(arity, receiver, _shown(source, node, parameters, definition.name), arity + optional)
+
+
+def _shown(source: bytes, node: tree_sitter.Node, parameters: tree_sitter.Node, name: str) -> str:
+    """A definition's name and parameter list as written, on one line, at most _SHAPE_CHARS."""
     shown = _SPACE.sub(" ", source[node.start_byte:parameters.end_byte].decode("utf-8", "replace"))
     # A list written one parameter a line (rustfmt's, black's) reads as it would on one line.
     shown = _LIST_EDGE.sub("", shown)
-    start = shown.find(definition.name + "(") if definition.name + "(" in shown else shown.find(definition.name)
+    start = shown.find(name + "(") if name + "(" in shown else shown.find(name)
     shown = shown[start:] if start >= 0 else shown
-    return Shape(arity, receiver, shown if len(shown) <= _SHAPE_CHARS else shown[:_SHAPE_CHARS - 3] + "...",
-                 arity + optional)
+    return shown if len(shown) <= _SHAPE_CHARS else shown[:_SHAPE_CHARS - 3] + "..."
+
+
+def _keywords(rules: SignatureRules, tree: tree_sitter.Tree | None, source: bytes,
+              definition: Definition) -> tuple[Keywords, Shape] | None:
+    """What `definition` takes by keyword (profile `keywords`), with its shape as written (its count
+    unknown: -1), or None where the language names none or its list cannot be read."""
+    if not rules.keywords:
+        return None
+    parameters = _parameter_list(rules, tree, definition)
+    if parameters is None:
+        return None
+    node = parameters.parent
+    while node is not None and (node.start_byte, node.end_byte) != (definition.start_byte, definition.end_byte):
+        node = node.parent
+    if node is None:
+        return None
+    kinds = dict(rules.keywords)
+    names: list[str] = []
+    open_ = False
+    children = [child for child in parameters.named_children if not child.is_extra]
+    if definition.container and rules.receiver_first and children:
+        children = children[1:]   # `self`: passed by the call's receiver, never by keyword
+    for child in children:
+        if child.type in rules.positional_only:
+            names.clear()   # (those before `/` take no keyword)
+        elif child.type in rules.keyword_open:
+            open_ = True
+        elif child.type in kinds:
+            field_name = kinds[child.type]
+            named = child.child_by_field_name(field_name) if field_name \
+                else child if not child.named_children else child.named_children[0]
+            if named is None:
+                return None
+            names.append(source[named.start_byte:named.end_byte].decode("utf-8", "replace"))
+    return Keywords(frozenset(names), open_), Shape(-1, False, _shown(source, node, parameters, definition.name), -1)
 
 
 def _transparent(rules: SignatureRules, wrapper: tree_sitter.Node, definition: tree_sitter.Node, source: bytes) -> bool:
@@ -413,6 +489,10 @@ def reshaped(path: str, before: bytes, after: bytes, *,
         if old_shape is not None and new_shape is not None and old_shape.counts != new_shape.counts \
                 and old_shape.receiver == new_shape.receiver:
             out.add(key)
+        elif (old_keywords := _keywords(rules, old_tree, before, was)) is not None \
+                and (new_keywords := _keywords(rules, new_tree, after, now)) is not None \
+                and old_keywords[0].lost(new_keywords[0]):
+            out.add(key)   # a parameter renamed or dropped: its calls by keyword fail
     return out
 
 
@@ -460,7 +540,13 @@ def _calls(check: _Check, changes: list[_Change], used_side: str) -> Iterator[Se
             if target is None:
                 continue
             change = by_key.get(target[:3])
-            if change is None or (change.new.receiver and target[3] != "self"):
+            if change is None:
+                continue
+            if change.lost and (passed := _keyword_arguments(rules, tree, reference) & change.lost):
+                # (by keyword, the receiver does not matter: `obj.f(k=1)` and `C.f(obj, k=1)` alike)
+                yield _finding(check, change, path, reference, used_side, 0, min(passed))
+                continue
+            if not change.counted or (change.new.receiver and target[3] != "self"):
                 continue
             count = _arguments(rules, tree, reference)
             if count is None or not change.old.takes(count) or change.new.takes(count):
@@ -576,6 +662,27 @@ def _arguments(rules: SignatureRules, tree: tree_sitter.Tree, reference: Referen
     return len(items)
 
 
+def _keyword_arguments(rules: SignatureRules, tree: tree_sitter.Tree, reference: Reference) -> frozenset[str]:
+    """The names the call whose callee ends in `reference`'s name passes by keyword (`f(s, max_width=2)`)."""
+    if not rules.keyword_arguments or reference.start_byte < 0:
+        return frozenset()
+    end = reference.start_byte + len(reference.name.encode())
+    node = tree.root_node.named_descendant_for_byte_range(reference.start_byte, end)
+    calls = dict(rules.calls)
+    while node is not None and node.type not in calls:
+        node = node.parent
+    callee = node.child_by_field_name(calls[node.type]) if node is not None else None
+    if node is None or callee is None or callee.end_byte != end:
+        return frozenset()
+    arguments = node.child_by_field_name(rules.arguments)
+    if arguments is None:
+        return frozenset()
+    kinds = dict(rules.keyword_arguments)
+    return frozenset(name.text.decode("utf-8", "replace") for child in arguments.named_children
+                     if child.type in kinds and (name := child.child_by_field_name(kinds[child.type])) is not None
+                     and name.text is not None)
+
+
 def _token_arguments(rules: SignatureRules, name: tree_sitter.Node) -> int | None:
     """How many arguments the parenthesized token list right after `name` passes: its runs of
     tokens between top-level commas (a trailing comma opens none); None when no such list follows,
@@ -597,7 +704,7 @@ def _token_arguments(rules: SignatureRules, name: tree_sitter.Node) -> int | Non
 
 
 def _finding(check: _Check, change: _Change, use_path: str, reference: Reference, used_side: str,
-             count: int) -> SemanticFinding:
+             count: int, keyword: str = "") -> SemanticFinding:
     definition = change.definition
     use = check.merged_line(use_path, reference.line)
     return SemanticFinding(
@@ -605,4 +712,4 @@ def _finding(check: _Check, change: _Change, use_path: str, reference: Reference
         definition_path=change.path, definition_line=change.merged_line, use_path=use_path,
         use_line=reference.line, removed_by=check.labels[change.side], used_by=check.labels[used_side],
         declaration=reference.declaration, definition=change.old.text, use=use, problem="signature",
-        replacement=change.new.text, arguments=count)
+        replacement=change.new.text, arguments=count, keyword=keyword)

@@ -215,6 +215,11 @@ class SignatureRules:
     the text of a lone parameter that means the function takes none (C's `f(void)`).
     `default_tokens`: tokens that give a counted parameter a default where no field holds it (C#'s
     `int x = 1`: its `=`): such a parameter makes the count unknown, as a `defaults` field does.
+    `keywords`: parameter kind -> the field holding the name a call passes it by keyword ("": the node
+    itself, or its first named child: Python's `x: int`), `keyword_open`: kinds that take any keyword
+    (`**kwargs`), `positional_only`: a kind after which the parameters before it take none (Python's
+    `/`), `keyword_arguments`: a call's keyword argument kind -> its name's field. A call passing a
+    keyword the reshaped function no longer names (a parameter renamed) is called the old way.
     `optional`: parameter kinds a call may leave out (Python's `sep="-"`): counted between the
     fewest and the most arguments a call passes; a counted parameter after one makes the count
     unknown. `transparent`: decorators that keep what a function takes (Python's `functools.lru_cache`), by
@@ -223,6 +228,10 @@ class SignatureRules:
 
     parameters: tuple[tuple[str, ...], ...] = ()
     counted: tuple[tuple[str, str], ...] = ()
+    keywords: tuple[tuple[str, str], ...] = ()
+    keyword_open: frozenset[str] = frozenset()
+    positional_only: frozenset[str] = frozenset()
+    keyword_arguments: tuple[tuple[str, str], ...] = ()
     receivers: frozenset[str] = frozenset()
     receiver_first: bool = False
     uncountable: frozenset[str] = frozenset()
@@ -375,6 +384,9 @@ class SemanticRules:
     one has no top-level name gone, whatever its definitions lost (marshmallow moved `__version__`
     into one to warn on its use). `all_members`: the members every class has (Java's Object methods):
     a call of one on a local whose class the file spells is answered whatever that class declares.
+    `common_members`: the members objects of the language's own types have (a list's `append`): a call of
+    one on a receiver of unknown class is never taken for the tree's one definition of it; enables
+    that reading (merge/checks/sole_members.py). `memberless_bases`: bases that give a class no other member.
     `own_kinds`: the definition kinds (`@definition.<kind>`) of members no base gives (Rust's enum
     variants: a trait impl adds methods and consts, never a variant): one gone from its type is gone
     though the type declares bases (`@heritage`).
@@ -444,6 +456,12 @@ class SemanticRules:
     stubs: tuple[str, ...] = ()                     # extensions of type checkers' stubs (`pyi`): the module's own file runs
     any_name: tuple[str, ...] = ()                  # a top-level function of this name answers any name asked of its module (`__getattr__`)
     all_members: frozenset[str] = frozenset()       # members every class has (Java's Object methods, `toString`)
+    common_members: frozenset[str] = frozenset()    # members the language's own types have: never a sole definer's (sole_members.py)
+    constructs: str = ""                             # a regex: a receiver constructing an instance, group 1 its class (`new Store(`)
+    attribute_guards: str = ""                       # a regex with {receiver}, {name}: a test that guards a member's reads (`hasattr`)
+    class_bases: str = ""                            # a regex with {name}: a class's header, group 1 its bases (sole_members.py)
+    member_writes: str = ""                          # a regex with {name}: a write of the member other than a definition
+    memberless_bases: frozenset[str] = frozenset()  # bases giving no member outside common_members (`object`, `Generic`)
     own_kinds: frozenset[str] = frozenset()         # member kinds no base gives (Rust's `variant`): heritage hides none
     file_local: str = ""                            # a pattern of a definition's text before its name: its file's alone (C's `static`)
     included: frozenset[str] = frozenset()          # extensions of files included whole: no definition there is its file's alone (`h`)
@@ -478,9 +496,9 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
-                  "import_statements", "any_name", "all_members", "own_kinds", "file_local",
+                  "import_statements", "any_name", "all_members", "common_members", "memberless_bases", "constructs", "attribute_guards", "class_bases", "member_writes", "own_kinds", "file_local",
                   "included", "partial_parse", "silent", "namespaces", "parse_masks", "conditional"}
-_SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
+_SIGNATURE_KEYS = {"parameters", "counted", "keywords", "keyword_open", "positional_only", "keyword_arguments", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
                    "transparent", "optional", "empty_unknown", "none", "default_tokens"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
@@ -1088,6 +1106,9 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         star_names=text("star_names", ""), star_hidden=text("star_hidden", ""), star_list=text("star_list", ""),
         star_named=text("star_named", ""),
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
+        common_members=frozenset(strings("common_members")), memberless_bases=frozenset(strings("memberless_bases")),
+        constructs=text("constructs", ""), attribute_guards=text("attribute_guards", ""),
+        class_bases=text("class_bases", ""), member_writes=text("member_writes", ""),
         own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
         included=frozenset(strings("included")),
         partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
@@ -1172,7 +1193,8 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
     for path in paths:
         for step in path:
             check_field(step, "semantic.signatures.parameters")
-    for key in ("receivers", "uncountable", "wrappers", "argument_lists", "spread", "token_lists", "optional"):
+    for key in ("receivers", "uncountable", "wrappers", "argument_lists", "spread", "token_lists", "optional",
+                "keyword_open", "positional_only"):
         for kind in strings(key):
             check_kind(kind, f"semantic.signatures.{key}")
     for name in strings("defaults"):
@@ -1188,6 +1210,9 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
     if not isinstance(raw.get("none", ""), str):
         raise ConfigError(f"{where}.none must be a string")
     return SignatureRules(parameters=paths, counted=kind_to_field("counted", True),
+                          keywords=kind_to_field("keywords", True), keyword_open=frozenset(strings("keyword_open")),
+                          positional_only=frozenset(strings("positional_only")),
+                          keyword_arguments=kind_to_field("keyword_arguments", False),
                           receivers=frozenset(strings("receivers")), receiver_first=raw.get("receiver_first", False),
                           uncountable=frozenset(strings("uncountable")), defaults=frozenset(strings("defaults")),
                           wrappers=frozenset(strings("wrappers")), calls=kind_to_field("calls", False),
