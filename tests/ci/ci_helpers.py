@@ -119,3 +119,46 @@ def left_behind_uses(repo: Path) -> tuple[int, list[tuple[str, list[int], str, s
     code, body = wtc_in_process(repo, "check", "--own", "**", "--head", "feature", "--target", "main")
     return code, sorted((u["use_path"], u["use_lines"], u["name"], u["definition_path"]) for u in body["left_behind"])
 
+
+
+def rename_through_the_faces(tmp_path: Path, files: dict[str, str], owner: str, renamed: dict[str, str],
+                             dropped: dict[str, str], user: str, added: dict[str, str], name: str, use_path: str) -> None:
+    """The lead's faces over a language's rename left behind: `task check` of a task owning `owner`
+    that writes `renamed` (a name still used in `use_path`) says it would be refused and its finish
+    does not merge; a task writing `dropped` (a name nobody uses renamed) merges, and a task owning
+    `user` that writes `added` (a new use of that old name) is a semantic conflict naming `name` at
+    its finish, and at `wtc merge` (the queue after `finish --no-merge`)."""
+    repo = make_repo(tmp_path / "repo", dict(files))
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, started = wtc_in_process(repo, "task", "start", "rename", "--run", "r", "--own", owner)
+    assert code == 0, started
+    write(Path(started["worktree"]), renamed)
+    code, checked = wtc_in_process(repo, "task", "check", "rename", "--run", "r")
+    assert code == 1 and checked["left_behind_blocks"], checked
+    assert [u["use_path"] for u in checked["left_behind"] if "use_path" in u] == [use_path], checked
+    code, finished = wtc_in_process(repo, "task", "finish", "rename", "--run", "r")
+    assert code == 1 and finished["state"] != "merged", finished
+    for queued in (False, True):
+        if queued:
+            repo = make_repo(tmp_path / "queue", dict(files))
+            assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+        code, drop = wtc_in_process(repo, "task", "start", "drop", "--run", "r", "--own", owner)
+        write(Path(drop["worktree"]), dropped)
+        code, using = wtc_in_process(repo, "task", "start", "user", "--run", "r", "--own", user)
+        write(Path(using["worktree"]), added)
+        if not queued:
+            code, finished = wtc_in_process(repo, "task", "finish", "drop", "--run", "r")
+            assert code == 0 and finished["state"] == "merged", finished
+            code, finished = wtc_in_process(repo, "task", "finish", "user", "--run", "r")
+            assert code == 1 and finished["state"] == "conflict", finished
+            conflicts = finished["conflicts"]
+        else:
+            for task in ("drop", "user"):
+                code, finished = wtc_in_process(repo, "task", "finish", task, "--run", "r", "--no-merge")
+                assert code == 0, finished
+            code, merged = wtc_in_process(repo, "merge", "--run", "r")
+            assert code == 1, merged
+            conflicts = [c for task in merged["tasks"] for c in task.get("conflicts", [])] if "tasks" in merged \
+                else merged["conflicts"]
+        [conflict] = conflicts
+        assert conflict["semantic"]["name"] == name and conflict["semantic"]["use_path"] == use_path, conflict

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.ci.ci_helpers import feature_branch as branch, left_behind_uses as uses
+from tests.ci.ci_helpers import feature_branch as branch, left_behind_uses as uses, rename_through_the_faces
 from tests.conftest import make_repo, write, wtc_in_process
 
 
@@ -172,31 +172,15 @@ def test_a_method_given_a_required_parameter_is_left_behind_where_calls_pass_the
 def test_task_check_finish_and_merge_block_a_csharp_rename_left_behind_and_a_call_added_meanwhile(tmp_path: Path) -> None:
     """The lead's faces: `task check` of a task renaming a method still called in another namespace's
     file says it would be refused, its finish does not merge; a task renaming a method nobody calls
-    merges, and a second task's new call of the old name is a semantic conflict at its merge."""
+    merges, and a second task's new call of the old name is a semantic conflict at its merge; `wtc
+    merge` (the queue after `finish --no-merge`) holds one back the same way."""
     serializer = SERIALIZER.replace("        public int Depth", "        public static void Reset() { }\n        public int Depth")
-    repo = make_repo(tmp_path / "repo", {"src/Core/Serializer.cs": serializer, "src/Web/Client.cs": CLIENT})
-    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
-    code, started = wtc_in_process(repo, "task", "start", "rename", "--run", "r", "--own", "src/Core/**")
-    assert code == 0, started
-    write(Path(started["worktree"]), {"src/Core/Serializer.cs": serializer.replace("Serialize(object", "ToJson(object")})
-    code, checked = wtc_in_process(repo, "task", "check", "rename", "--run", "r")
-    assert code == 1 and checked["left_behind_blocks"], checked
-    assert [(u["use_path"], u["name"]) for u in checked["left_behind"] if "use_path" in u] == \
-        [("src/Web/Client.cs", "Serializer.Serialize")]
-    code, finished = wtc_in_process(repo, "task", "finish", "rename", "--run", "r")
-    assert code == 1 and finished["state"] != "merged", finished
-
-    code, started = wtc_in_process(repo, "task", "start", "drop", "--run", "r", "--own", "src/Core/**")
-    write(Path(started["worktree"]), {"src/Core/Serializer.cs": serializer.replace("Reset()", "Clear()")})
-    code, user = wtc_in_process(repo, "task", "start", "user", "--run", "r", "--own", "src/Web/**")
-    write(Path(user["worktree"]), {"src/Web/Client.cs": CLIENT.replace("            s.Depth = 2;\n",
-                                                                       "            s.Depth = 2;\n            Serializer.Reset();\n")})
-    code, finished = wtc_in_process(repo, "task", "finish", "drop", "--run", "r")
-    assert code == 0 and finished["state"] == "merged", finished
-    code, finished = wtc_in_process(repo, "task", "finish", "user", "--run", "r")
-    assert code == 1 and finished["state"] == "conflict", finished
-    [conflict] = finished["conflicts"]
-    assert conflict["semantic"]["name"] == "Serializer.Reset" and conflict["semantic"]["use_path"] == "src/Web/Client.cs", conflict
+    rename_through_the_faces(
+        tmp_path, {"src/Core/Serializer.cs": serializer, "src/Web/Client.cs": CLIENT}, "src/Core/**",
+        {"src/Core/Serializer.cs": serializer.replace("Serialize(object", "ToJson(object")},
+        {"src/Core/Serializer.cs": serializer.replace("Reset()", "Clear()")}, "src/Web/**",
+        {"src/Web/Client.cs": CLIENT.replace("            s.Depth = 2;\n", "            s.Depth = 2;\n            Serializer.Reset();\n")},
+        "Serializer.Reset", "src/Web/Client.cs")
 
 
 SPLIT = """using System;
@@ -319,26 +303,6 @@ def test_a_parameter_named_like_a_removed_member_of_its_type_is_no_use_of_it(tmp
     repo = branch(tmp_path, {"Core/Store.cs": store, "Core/User.cs": user},
                   {"Core/Store.cs": store.replace("        public static int store;\n", "")})
     assert uses(repo) == (0, [])
-
-
-def test_wtc_merge_holds_back_a_call_of_a_method_another_task_renamed(tmp_path: Path) -> None:
-    """`wtc merge` (the queue after `finish --no-merge`): a task renaming Serializer.Reset merges; a
-    task finished meanwhile with a new `Serializer.Reset()` in another namespace's file is held back."""
-    serializer = SERIALIZER.replace("        public int Depth", "        public static void Reset() { }\n        public int Depth")
-    repo = make_repo(tmp_path / "repo", {"src/Core/Serializer.cs": serializer, "src/Web/Client.cs": CLIENT})
-    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
-    code, drop = wtc_in_process(repo, "task", "start", "drop", "--run", "r", "--own", "src/Core/**")
-    write(Path(drop["worktree"]), {"src/Core/Serializer.cs": serializer.replace("Reset()", "Clear()")})
-    code, user = wtc_in_process(repo, "task", "start", "user", "--run", "r", "--own", "src/Web/**")
-    write(Path(user["worktree"]), {"src/Web/Client.cs": CLIENT.replace("            s.Depth = 2;\n",
-                                                                       "            s.Depth = 2;\n            Serializer.Reset();\n")})
-    for task in ("drop", "user"):
-        code, finished = wtc_in_process(repo, "task", "finish", task, "--run", "r", "--no-merge")
-        assert code == 0, finished
-    code, merged = wtc_in_process(repo, "merge", "--run", "r")
-    assert code == 1, merged
-    [conflict] = [c for task in merged["tasks"] for c in task.get("conflicts", [])] if "tasks" in merged else merged["conflicts"]
-    assert conflict["semantic"]["name"] == "Serializer.Reset" and conflict["semantic"]["use_path"] == "src/Web/Client.cs", conflict
 
 
 def test_a_method_renamed_is_left_behind_in_its_own_file(tmp_path: Path) -> None:

@@ -6,8 +6,8 @@ finish, and `wtc check` passed: no check had read a C file, and nothing said so.
 looks for names left behind (`wtc check`, `task check`, `task finish`, `wtc report`, `land`) now
 names the languages it did not read and counts their changed files: a field in JSON
 (`names_unread`: `languages`, `files`) and the words in text. Kotlin and Ruby stand for them here
-(no `[semantic]` profile); a document (Markdown) and languages the check reads (Python, C# since it
-has a profile) do not count.
+(no `[semantic]` profile); a document (Markdown) and languages the check reads (Python, C# and PHP
+since they have a profile) do not count.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ FILES = {
     "pkg/__init__.py": "",
     "pkg/core.py": "def f():\n    return 1\n",
     "src/Calc.cs": "namespace App { static class Calc { public static int Add(int a, int b) => a + b; } }\n",
+    "src/Calc.php": "<?php\nnamespace App;\n\nfunction add(int $a, int $b): int { return $a + $b; }\n",
 }
 RENAMED = {
     "src/Util.kt": "fun parseInt(s: String): Int = s.toInt()\n",
@@ -34,6 +35,7 @@ RENAMED = {
     "README.md": "# demo, renamed\n",
     "pkg/core.py": "def f():\n    return 2\n",
     "src/Calc.cs": "namespace App { static class Calc { public static int Sum(int a, int b) => a + b; } }\n",
+    "src/Calc.php": "<?php\nnamespace App;\n\nfunction sum(int $a, int $b): int { return $a + $b; }\n",
 }
 EXPECTED = {"languages": ["kotlin", "ruby"], "files": 2}
 

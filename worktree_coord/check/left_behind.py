@@ -34,6 +34,7 @@ from ..frozen import value_class
 from ..gitrepo.repository import GIT_MODE_GITLINK, Change, GitRepo
 from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched_lines
 from ..merge.result import SemanticFinding, name_word
+from ..merge.checks import sole_members
 from ..merge.checks.linked import LINKED, body_lost, package_key, reading_profile
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, tree_module_files, use_word
 from ..merge.checks.reach import spelling, star_list_added
@@ -414,6 +415,21 @@ def _removed(profile_path: str, before: bytes, after: bytes | None, *,
         if olds is not None and news is not None:
             return (old - new) | {((), d.name) for d in olds.definitions if ((), d.name) in new and body_lost(before, d, after, news)}
     return old - new
+
+
+def _inherited(profile_path: str, found_before: Any, pairs: set[tuple[tuple[str, ...], str]]) -> set[tuple[tuple[str, ...], str]]:
+    """The members among `pairs` of a class that declares bases in the version before (`found_before`):
+    a base may give the member, so the check never takes one as gone (semantic.broken), and the look
+    does not search the tree for it. Found on laravel 0b125e6a: `setUp` and `tearDown` dropped from
+    test classes (which extend TestCase) were 441 files' words, past the files the look reads: no answer.
+    (Not where a class whose bases give nothing loses what it stops defining: sole_members.py.)"""
+    profile = semantic_profile(profile_path)
+    if profile is None or sole_members.applies(profile_path):
+        return set()
+    own = profile.semantic.own_kinds
+    kinds = {(d.container, d.name): d.kind for d in found_before.definitions}
+    return {(container, name) for container, name in pairs
+            if container and container in found_before.heritage and kinds.get((container, name)) not in own}
 
 
 def _unstarred(profile_path: str, before: bytes, after: bytes | None, *,
@@ -1000,6 +1016,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         star_lines.update({(change.path, name): line for name, line in passed_by.items()})
         pairs = {pair for pair in _removed(change.path, before, after, symbols=symbols)
                  | _unstarred(change.path, before, after, symbols=symbols) | passed if pair[1] not in ignore}
+        if pairs and symbols is not None and symbols[0] is not None:
+            pairs -= _inherited(change.path, symbols[0], pairs)
         if pairs and symbols is not None:
             # (C#: a namespace another file still declares is not gone: neither looked for, nor a
             # finding of the check, which reads the file as removing it)
@@ -1114,6 +1132,10 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     # The task's side of a file it changed is its own version (a crate root that now re-exports a
     # module it moved out); every other read is the tree at `where`.
     after_oids = {c.path: c.new_oid for c in changes} if at is None else {}
+    # The base of a file the task changed is its version at `since` (a composer.json whose new
+    # requirement may now define what the task deleted: composer_requires.py).
+    changed_paths = {c.path for c in changes}
+    before: dict[str, bytes | None] = {}
 
     # Each file of the tree read once per look: a star hub's chains ask for the same package files
     # thousands of times (networkx's `nx.find_cycle` through two `__init__.py` of 60 star imports
@@ -1124,6 +1146,10 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         if which == "left" and path in after_oids:
             oid = after_oids[path]
             return None if oid is None else read_blob(oid)
+        if which == "base" and path in changed_paths and where != since:
+            if path not in before:
+                before[path] = file_at(since, path)
+            return before[path]
         if path not in read:
             read[path] = file_at(where, path)
         return read[path]

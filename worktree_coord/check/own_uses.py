@@ -23,7 +23,9 @@ that was not `static` (another file may define it), not inside a class
 of a language whose members are in scope (Java), and not a name the language has built in. A
 member only where the receiver names a type of the file (not a local of that name), the type still
 stands, neither declares the member nor has a base that may give it (a Rust variant: none does), and
-no assignment writes it back (`Store.limit = 3` after the class).
+no assignment writes it back (`Store.limit = 3` after the class). In a language that reads a class
+whole (linked by namespace: C#, PHP), a member of a class with no base is also read through the
+class's own receiver (`self::f()`, `$this->f()`, `this.F()`) where no assignment writes it.
 """
 
 from __future__ import annotations
@@ -83,7 +85,11 @@ def own_file_uses(path: str, after: bytes, gone: set[tuple[tuple[str, ...], str]
     if members and (not symbols.wildcard or rules.members_in_scope):
         found += _member_uses(symbols, members, rules, after, where)
     out = []
+    seen: set[tuple[tuple[str, ...], str, int]] = set()
     for (container, name), reference in found:
+        if (container, name, reference.line) in seen:
+            continue   # (one line, two uses: `self::f() ? a : static::f()`)
+        seen.add((container, name, reference.line))
         definition = where.get((container, name))
         use = lines[reference.line - 1].decode("utf-8", "replace").strip() if 0 < reference.line <= len(lines) else ""
         out.append(SemanticFinding(rules.member_name(container, name), definition.kind if definition is not None else "",
@@ -130,21 +136,34 @@ def _member_uses(symbols: Any, gone: set[tuple[tuple[str, ...], str]], rules: An
     there. Found driving wtc on javapoet: TypeSpec.Kind's constant renamed left TypeSpec's own
     `Kind.INTERFACE`, which no face named."""
     found = []
+    names = {name for _, name in gone}
     for reference in symbols.references:
         receiver = reference.receiver
-        if receiver is None or receiver in rules.self_receivers or reference.name not in {name for _, name in gone}:
+        if receiver is None or reference.name not in names:
             continue
-        parts = tuple(receiver.replace(rules.member_separator, ".").split("."))
-        if not all(_WORD.fullmatch(part) for part in parts) or reference.scopes & symbols.local.get(parts[0], set()):
-            continue   # an expression, or a parameter or local of the receiver's name
-        container = _type_named(symbols, reference.container if rules.members_in_scope else (), parts)
-        if container is None or (container, reference.name) not in gone or symbols.binds(container, reference.name):
+        if receiver in rules.self_receivers:
+            # `self::f()`, `$this->f()` (PHP), `this.F()` (C#): the class around the use, where a
+            # language reads each class whole (linked, by namespace) and so no other file gives
+            # it a member (`gone` holds only members of classes with no base or other part).
+            # Found on composer: Platform::isWindows renamed left its own four `self::isWindows()`.
+            if not (rules.package == "linked" and rules.namespaces) or not reference.container:
+                continue
+            container, parts = reference.container, (receiver,)
+        else:
+            parts = tuple(receiver.replace(rules.member_separator, ".").split("."))
+            if not all(_WORD.fullmatch(part) for part in parts) or reference.scopes & symbols.local.get(parts[0], set()):
+                continue   # an expression, or a parameter or local of the receiver's name
+            found_type = _type_named(symbols, reference.container if rules.members_in_scope else (), parts)
+            if found_type is None:
+                continue
+            container = found_type
+        if (container, reference.name) not in gone or symbols.binds(container, reference.name):
             continue
         definition = where.get((container, reference.name))
         if container in symbols.heritage and not (definition is not None and definition.kind in rules.own_kinds):
             continue   # a base may give it
         # `Store.limit = 3` after the class: an assignment defines the member again (JavaScript, Python)
-        assigned = re.compile(rb"(?<![\w$])" + re.escape(parts[-1].encode()) + rb"\s*(?:\.|::)\s*"
+        assigned = re.compile(rb"(?<![\w$])" + re.escape(parts[-1].encode()) + rb"\s*(?:\.|::|->)\s*"
                               + re.escape(reference.name.encode()) + rb"\s*=(?!=)")
         if assigned.search(after) is None:
             found.append(((container, reference.name), reference))

@@ -13,7 +13,9 @@ spells it (`N.T`, `using static N.T;`). A type `Timer` the repository removed fr
 namespace is not the `Timer` a file importing `System.Threading` uses: without this, every such use
 would read as left behind. A `using X = N.T;` alias is spelled out where it heads a receiver
 (`X.F()` is `N.T.F()`: `unaliased`). Unsure cases see nothing (precision first): a `global using`
-in a file the merge does not read.
+in a file the merge does not read. PHP's namespaces are read here too (`\\` joins
+their parts, read as `.`; `namespace A;` holds up to the next such statement); which name a PHP
+use means is name_imports.py's to say (its `use` clauses import names one by one: `@use`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Iterable
 import tree_sitter
 
 from ...frozen import value_class
+from .name_imports import NameImport, clause
 
 if TYPE_CHECKING:
     from ..languages.profiles import Profile
@@ -42,6 +45,8 @@ class NamespaceFacts:
     global_usings: frozenset[str] = frozenset()
     static_usings: frozenset[str] = frozenset()   # the types `using static N.T;` imports the members of
     aliases: tuple[tuple[str, str], ...] = ()     # (X, N.T) of each `using X = N.T;`
+    name_starts: tuple[int, ...] = ()             # where each span's name is spelled (its parts' definitions start there)
+    imported: tuple[NameImport, ...] = ()         # PHP's `use` clauses (`@use`): names imported one by one
 
 
 @functools.lru_cache(maxsize=None)
@@ -51,38 +56,64 @@ def namespaces_query(profile: "Profile") -> tree_sitter.Query:
 
 
 def _spelled(data: bytes, node: tree_sitter.Node) -> str:
-    return _SPACE.sub("", data[node.start_byte:node.end_byte].decode("utf-8", "replace"))
+    """A namespace's name as the checks join names: spaces out, PHP's `\\` read as `.`."""
+    return _dotted(data[node.start_byte:node.end_byte].decode("utf-8", "replace"))
+
+
+def _dotted(text: str) -> str:
+    return _SPACE.sub("", text).lstrip("\\").replace("\\", ".")
+
+
+@functools.lru_cache(maxsize=None)
+def by_name(profile: "Profile") -> bool:
+    """Whether the profile's `use` clauses import names one by one (PHP: its query captures `@use`)."""
+    if not profile.semantic.namespaces:
+        return False
+    query = namespaces_query(profile)
+    return any(query.capture_name(index) == "use" for index in range(query.capture_count))
 
 
 def facts(profile: "Profile", tree: tree_sitter.Tree, data: bytes) -> NamespaceFacts:
     """What the version `data` (parsed as `tree`) declares and imports, by the profile's query."""
     found = []
+    rest: list[int] = []   # where each `namespace A;` statement starts: one holds up to the next
     usings: list[tuple[str, int]] = []
     global_usings: set[str] = set()
     static_usings: set[str] = set()
     aliases: list[tuple[str, str]] = []
+    clauses: list[tree_sitter.Node] = []
     for _, captures in tree_sitter.QueryCursor(namespaces_query(profile)).matches(tree.root_node):
         names = captures.get("namespace.name", [])
         for key in ("namespace", "namespace.rest"):
             for node in captures.get(key, []):
                 if names:
                     end = len(data) if key == "namespace.rest" else node.end_byte
-                    found.append((node.start_byte, end, _spelled(data, names[0])))
+                    found.append((node.start_byte, end, _spelled(data, names[0]), names[0].start_byte))
+                    if key == "namespace.rest":
+                        rest.append(node.start_byte)
         usings.extend((_spelled(data, node), node.start_byte) for node in captures.get("using", []))
         global_usings.update(_spelled(data, node) for node in captures.get("using.global", []))
         static_usings.update(_spelled(data, node) for node in captures.get("using.static", []))
         aliases.extend((_spelled(data, alias), _spelled(data, target))
                        for alias, target in zip(captures.get("using.alias", []), captures.get("using.target", [])))
+        clauses.extend(captures.get("use", []))
+    rest.sort()
     spans: list[tuple[int, int, str, str]] = []
-    for start, end, spelled in sorted(found, key=lambda span: (span[0], -span[1])):
+    name_starts: list[int] = []
+    for start, end, spelled, named in sorted(found, key=lambda span: (span[0], -span[1])):
+        if start in rest:
+            end = next((later for later in rest if later > start), end)
         outer = enclosing_spans(spans, start)
         spans.append((start, end, _joined(outer, spelled), spelled))
+        name_starts.append(named)
+    imported_names = tuple(item for node in clauses
+                           if (item := clause(node, data, enclosing_spans(spans, node.start_byte))) is not None)
     imported = {spelled for spelled, _ in usings if spelled not in static_usings}
     # (`namespace A { using B; }` may import A.B: a using reads its namespace's names first)
     imported.update(_joined(scope, spelled) for spelled, at in usings if spelled not in static_usings
                     for scope in outward(enclosing_spans(spans, at)))
     return NamespaceFacts(tuple(spans), frozenset(imported), frozenset(global_usings), frozenset(static_usings),
-                          tuple(aliases))
+                          tuple(aliases), tuple(name_starts), imported_names)
 
 
 def unaliased(found: NamespaceFacts, receiver: str) -> str:
@@ -113,12 +144,16 @@ def defined_in(found: NamespaceFacts, data: bytes, start: int, end: int, kind: s
     whole name it defines: `A.B` for the `B` of `namespace A.B.C` (a definition of each part)."""
     if kind != "namespace":
         return enclosing(found, start)
-    for span_start, span_end, name, spelled in reversed(found.spans):
+    for index in range(len(found.spans) - 1, -1, -1):
+        span_start, span_end, name, spelled = found.spans[index]
         if span_start <= start < span_end:
             if span_start == start:
                 return name
             outer = name[:len(name) - len(spelled)]
-            return outer + _SPACE.sub("", data[start:end].decode("utf-8", "replace"))
+            # (the part's text from where the name is spelled: C#'s part is a node spanning `A.B`,
+            # PHP's the word `B` alone of `A\B`)
+            named = min(found.name_starts[index], start) if index < len(found.name_starts) else start
+            return outer + _dotted(data[named:end].decode("utf-8", "replace"))
     return ""
 
 
@@ -150,9 +185,9 @@ def sees(definition_namespace: str, kind: str, name: str, member_of: str | None,
 
 def declared(names: set[str], texts: Iterable[tuple[str, bytes | None]]) -> set[str]:
     """The namespaces among `names` (whole names) that one of `texts` ((path, bytes) pairs, read
-    lazily and only until every name is found) declares: `namespace A.B` or a namespace nested in
-    it by name (`namespace A.B.C`), in a block or file-scoped."""
-    patterns = {name: re.compile(rb"\bnamespace\s+" + rb"\s*\.\s*".join(re.escape(part.encode()) for part in name.split("."))
+    lazily and only until every name is found) declares: `namespace A.B` (PHP's `namespace A\\B`) or
+    a namespace nested in it by name (`namespace A.B.C`), in a block or file-scoped."""
+    patterns = {name: re.compile(rb"\bnamespace\s+\\?" + rb"\s*[.\\]\s*".join(re.escape(part.encode()) for part in name.split("."))
                                  + rb"(?!\w)") for name in names}
     found: set[str] = set()
     for _path, data in texts:

@@ -52,7 +52,7 @@ from . import attribute_guards, sole_members
 from .duplicates import find_duplicates
 from .linked import (LINKED, answers, body_lost, conditional, declared_only, error_words, file_local, is_linked, package_key,
                      qualified_body, reading_profile, surely_placed)
-from . import namespaces
+from . import name_imports, namespaces
 from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, member_name, profile_for_path
 from ..languages.reparse import inverted
@@ -86,11 +86,13 @@ _SIDES = ("left", "right")
 # type `<star>`, so it is never a class's name; removals stay keyed by the plain top-level container.
 STARRED: tuple[str, ...] = ("<star>",)
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
-_QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")   # a receiver that names a type or namespace (C#'s `N.T`)
+# A receiver that names a type or namespace (C#'s `N.T`, PHP's `\N\T`, `namespace\T`)
+_QUALIFIED = re.compile(r"(?:\\|namespace\\)?[A-Za-z_]\w*(?:[.\\][A-Za-z_]\w*)*")
+_PARTS = re.compile(r"[.\\]")
 _LEADING_NAME = re.compile(r"[A-Za-z_]\w*")   # a receiver that is one name: a crate's, in a Rust path call
 # The qualifiers right before a C++ qualified name (`a::b::`, `Box<int>::`, `::kv::`), ending where it stands.
 _QUALIFIERS = re.compile(rb"(?:[A-Za-z_]\w*\s*(?:<[^<>;{}()]*>)?\s*::\s*)+\Z")
-
+_LOCAL_NAME = re.compile(r"\$?[A-Za-z_]\w*")   # a local's name (PHP's `$s`)
 _EXCERPT_LINES = 6
 _FEW_REMOVALS = 256    # up to this many removals, a file is searched for each (else its words are scanned)
 
@@ -268,6 +270,7 @@ class _Check:
         self._resolved: dict[tuple[str, str, SemanticRules], tuple[str, ...]] = {}   # resolve(), per folder
         self._named: dict[tuple[tuple[str, str], SemanticRules], tuple[str, ...]] = {}   # files_at()
         self._namespaces: dict[tuple[str, str], namespaces.NamespaceFacts] = {}   # (path, which): namespace_facts()
+        self._new_packages: dict[tuple[str, str], bool] = {}   # (side, folder): package_may_define()
         self._global_usings: frozenset[str] | None = None   # every merged file's `global using`s
         self._member_names: frozenset[str] | None = None   # member_names(): C#'s one package
 
@@ -823,7 +826,8 @@ class _Check:
                 if reference.kind == "import" and reference.name in reported and not self.every_use:
                     continue   # the file's calls of it are reported already: its import is one more line to fix
                 gone = [by_key[key] for target in targets if (key := _removal_key(target)) in by_key]
-                if any(_removal_key(target) not in by_key and self.answered_in_merged(target, gone) for target in targets):
+                if any(_removal_key(target) not in by_key and self.answered_in_merged(target, gone)
+                       and self.target_seen(target, path, reference) for target in targets):
                     continue   # another file the use may mean defines it (a package moved: Go's vendor/)
                 for target in targets:
                     removal = by_key.get(_removal_key(target))
@@ -894,6 +898,20 @@ class _Check:
                 or not symbols.wildcard or self.reexports is None:
             return True
         return self.reexports.star_may_pass(path, symbols, definition.name)
+
+    def package_may_define(self, removal: _Removal) -> bool:
+        """Whether the side that removed a PHP definition requires a Composer package its base did
+        not (composer_requires.py): the name may have moved there, whole (Slim's Http classes to
+        slim/http). Only where names are imported one by one and the tree can be read."""
+        profile = semantic_profile(removal.path)
+        if self._tree_file is None or profile is None or not namespaces.by_name(profile):
+            return False
+        key = (removal.side, posixpath.dirname(removal.path))
+        if key not in self._new_packages:
+            from ..ecosystems.composer_requires import requires_new_package
+
+            self._new_packages[key] = requires_new_package(self._tree_file, removal.side, removal.path)
+        return self._new_packages[key]
 
     def answered_in_merged(self, target: tuple[str, tuple[str, ...], str], removals: list[_Removal]) -> bool:
         """`defined_in_merged`, where in the linked package (C) a file holding only prototypes of a
@@ -1013,7 +1031,8 @@ class _Check:
                     # The member of a type another module defines, whose impl this file holds (`use
                     # crate::color::Color; impl Color { ... Self::Green ... }`): the type's, as `Color::Green`.
                     yield from self.targets(path, dataclasses.replace(reference, receiver=owner), merged)
-        elif rules.package == "linked" and self._after_separator(path, reference, "::"):
+        elif rules.package == "linked" and not namespaces.by_name(profile) and self._after_separator(path, reference, "::"):
+            # (C++'s `Store::Make()`; PHP's `Store::make()` is a class's member, found below as C#'s)
             yield from self.qualified_targets(path, reference)
         else:
             separator = rules.module_separator
@@ -1097,7 +1116,7 @@ class _Check:
                 # JsonTextReader.Async.cs, the property JsonTextReader.cs defines: Newtonsoft.Json
                 # 2d5eba55 renamed the class PropertyNameTable). (A type of the file's own is one of
                 # them, its other parts in other files too: a partial class.)
-                parts = tuple(receiver.split("."))
+                parts = tuple(part for part in _PARTS.split(receiver) if part)   # (PHP's `\N\T` too)
                 for other in [path] + self.package_files(path):
                     # (`Outer.Inner.F()`: a member of the type Inner nested in Outer, trust-left12's note)
                     for depth in range(1, len(parts) + 1):
@@ -1203,8 +1222,8 @@ class _Check:
         it, embedding no type (a method of an embedded type is promoted: it may answer the call)."""
         receiver, name = reference.receiver or "", reference.name
         # `this.store` is a field's binding of its own (symbols._fields_in_methods) when the class declares one.
-        named = _LEADING_NAME.fullmatch(receiver.split(".", 1)[1] if receiver.split(".", 1)[0] in rules.self_receivers
-                                        and "." in receiver else receiver)
+        named = _LOCAL_NAME.fullmatch(receiver.split(".", 1)[1] if receiver.split(".", 1)[0] in rules.self_receivers
+                                      and "." in receiver else receiver)
         if not named or receiver not in merged.local_types or name in rules.all_members:
             return   # (a member every class has, Java's `toString`: answered whatever the class declares)
         scopes = reference.scopes & merged.local.get(receiver, set())
@@ -1687,6 +1706,8 @@ class _Check:
             # changed: one that dropped the declaration says nothing of the others. The left-behind
             # look, which finds them, tells: check/left_namespaces.py.)
             return False
+        if self.package_may_define(removal):
+            return False
         own_kind = definition.kind in rules.own_kinds
         if definition.container and not own_kind and any(definition.container in s.heritage for s in (merged, base, kept) if s) \
                 and not (self.whole_words and sole_members.applies(removal.path)
@@ -1708,7 +1729,8 @@ class _Check:
                     found = self.symbols(other, which, uses=False)
                     if found is not None and (answers(found, self.files[other].version(which), definition,
                                                       self.files[removal.path].base) if linked
-                                              else found.binds(definition.container, definition.name)):
+                                              else found.binds(definition.container, definition.name)) \
+                            and self.same_namespace(removal, other, which, found):
                         return False   # defined in another file of the package (moved, or a build variant)
             if linked and not self.complete:
                 # (C: the merge's files are those that spell the name, the left-behind look's; a
@@ -1749,16 +1771,43 @@ class _Check:
                 for name in self.namespace_facts(path, "merged").global_usings)
         return self._global_usings
 
+    def target_seen(self, target: tuple[str, tuple[str, ...], str], path: str, reference: Reference) -> bool:
+        """Whether the use `reference` in the merged `path` may mean a definition the merged `target`
+        file holds: always, but where names are imported one by one (PHP: a class `Serializer` of
+        another namespace answers no use of the removed `App\\Core\\Serializer`)."""
+        other, container, name = target
+        profile = semantic_profile(other)
+        if other == path or profile is None or not namespaces.by_name(profile) or container == STARRED:
+            return True
+        found = self.symbols(other, "merged", uses=False)
+        return found is None or any(self.sees_definition(other, "merged", d, path, reference)
+                                    for d in found.definitions if d.container == container and d.name == name)
+
     def namespace_sees(self, removal: _Removal, path: str, reference: Reference) -> bool:
         """Whether the use `reference` in the merged `path` sees the removed definition through
         the namespaces (profile `namespaces`, C#): always where the language has none."""
-        profile = semantic_profile(removal.path)
+        return self.sees_definition(removal.path, "base", removal.definition, path, reference)
+
+    def sees_definition(self, definition_path: str, which: str, definition: Definition, path: str,
+                        reference: Reference) -> bool:
+        """namespace_sees of the definition `definition` of `definition_path`'s version `which`."""
+        profile = semantic_profile(definition_path)
         if profile is None or not profile.semantic.namespaces or semantic_profile(path) is not profile:
             return True
-        definition = removal.definition
-        base = self.files[removal.path].base or b""
-        home = namespaces.defined_in(self.namespace_facts(removal.path, "base"), base,
+        home = namespaces.defined_in(self.namespace_facts(definition_path, which),
+                                     self.files[definition_path].version(which) or b"",
                                      definition.start_byte, definition.end_byte, definition.kind)
+        member_of = definition.container[0] if definition.container else None
+        if namespaces.by_name(profile):
+            # PHP: the name spelled at the use means one whole name, by the file's `use` clauses
+            # and namespace (name_imports.py); a local's class is the one its bindings spell.
+            use = self.namespace_facts(path, "merged")
+            receiver = reference.receiver
+            if receiver is not None and receiver.startswith("$"):
+                receiver = self.typed_receiver(path, reference) or "$"
+            return name_imports.means(home, definition.kind, definition.name, member_of, use.imported,
+                                      self.files[path].merged or b"", reference.start_byte, receiver,
+                                      namespaces.enclosing(use, reference.start_byte))
         qualifier = reference.receiver
         if qualifier is not None:
             # (`new N.T()` spells the type N.T; `X` of `using X = N.T;` spells N.T)
@@ -1768,9 +1817,36 @@ class _Check:
             parts = qualifier.split(".")
             size = len(definition.container) if tuple(parts[-len(definition.container):]) == definition.container else 1
             qualifier = ".".join(parts[:-size]) or None
-        member_of = definition.container[0] if definition.container else None
         return namespaces.sees(home, definition.kind, definition.name, member_of, self.namespace_facts(path, "merged"),
                                reference.start_byte, qualifier, self.global_usings())
+
+    def same_namespace(self, removal: _Removal, other: str, which: str, found: Symbols) -> bool:
+        """Whether `other`'s version `which` (read as `found`) defines the removed definition in the
+        namespace it stood in, where a language's names are imported one by one (PHP: a class
+        `Serializer` of another namespace answers no use of `App\\Core\\Serializer`); always elsewhere."""
+        profile = semantic_profile(removal.path)
+        if profile is None or not namespaces.by_name(profile):
+            return True
+        definition = removal.definition
+        home = namespaces.defined_in(self.namespace_facts(removal.path, "base"), self.files[removal.path].base or b"",
+                                     definition.start_byte, definition.end_byte, definition.kind).lower()
+        data, facts = self.files[other].version(which) or b"", self.namespace_facts(other, which)
+        return any(d.container == definition.container and d.name == definition.name and (
+            definition.kind == "define" == d.kind
+            or namespaces.defined_in(facts, data, d.start_byte, d.end_byte, d.kind).lower() == home)
+            for d in found.definitions)
+
+    def typed_receiver(self, path: str, reference: Reference) -> str | None:
+        """The class a local receiver's bindings all spell where `reference` stands (typed_local_targets'
+        rule: PHP's `Serializer $s`, then `$s->encode()`), None where not sure."""
+        merged = self.symbols(path, "merged")
+        receiver = reference.receiver or ""
+        if merged is None or receiver not in merged.local_types:
+            return None
+        scopes = reference.scopes & merged.local.get(receiver, set())
+        if len(scopes) != 1:
+            return None
+        return merged.local_types[receiver].get(next(iter(scopes))) or None
 
     def file_local(self, removal: _Removal) -> bool:
         """Whether the removed definition is its file's alone (profile `file_local`: C's `static`)."""

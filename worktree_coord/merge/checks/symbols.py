@@ -36,7 +36,7 @@ CONTAINER_KINDS = frozenset({"class", "interface", "module", "type", "enum", "st
 _WORD = re.compile(r"[A-Za-z_$][\w$]*\Z")
 _LEADING_WORD = re.compile(rb"[A-Za-z_$][\w$]*")
 _ANY_WORD = re.compile(r"[\w$]")
-_ACCESSORS = {b"", b".", b"::", b"->", b"?.", b"!."}
+_ACCESSORS = {b"", b".", b"::", b"->", b"?.", b"!.", b"?->"}   # (PHP's nullsafe `$x?->m()`)
 _JOINING = _ACCESSORS - {b""}   # what joins two words of one path (words side by side are two things)
 
 Container = tuple[str, ...]
