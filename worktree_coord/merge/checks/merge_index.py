@@ -13,9 +13,9 @@ run's whole work. Two things are kept:
 - **a task's facts**: what a merge reads of the task alone, computed by its finish
   (check/task_facts.py) and written beside the symbols, keyed by content too: the left-behind
   look's own reading of a version (LOOK_DEFINITIONS), a version's module specifiers (SPECIFIERS),
-  and per pair of blobs (an edit) the functions it reshaped (`pair_fact`) and reach.py's gone words
-  (`memo`, MEMO_KINDS). A merge loads all of its task's at once (`prefetch`: one query), so its
-  check and look ask memory only.
+  and per pair of blobs (an edit) the functions it reshaped (`pair_fact`) and reach.py's gone,
+  reshaped, added and near words (`memo`, MEMO_KINDS). A merge loads all of its task's at once
+  (`prefetch`: one query), so its check and look ask memory only.
 Both live in memory (bounded) and, given a folder (`<git common dir>/wtc/merge-index/`, what the
 coordinator passes), on disk so another process (each `wtc task finish` merges in its own) finds
 them: symbols as rows of one SQLite file (`symbols.sqlite3`: a drain writes hundreds, and a file
@@ -266,9 +266,11 @@ class MergeIndex:
     def held(self) -> Iterator["MergeIndex"]:
         """Hold the disk writes of the checks inside the block, and write them at its end (a
         drain: its symbols in one transaction, of its tips' changes and tables only the last ones,
-        the only tip another process will merge onto). Nests; a crash inside only loses cache."""
+        the only tip another process will merge onto). Nests; a crash inside only loses cache.
+        Inside it the process's trees are cached as a drain reads them (`_cache_trees`)."""
         me = threading.get_ident()
         _drain_gc(+1)
+        _cache_trees()
         with self._lock:
             self._held += 1
             self._drain += 1
@@ -664,6 +666,29 @@ def _drain_gc(step: int) -> None:
             _gc_before = ()
 
 
+# The largest tree object libgit2 keeps in its object cache once a drain has run in the process
+# (its default: 4,096 bytes). A drain reads the same trees at every merge (the root, the folders
+# above each task's files, a folder of a few hundred entries: 200 packages make a 7 KB tree), each
+# path lookup, tree walk and diff loading them again: inflated and hashed, 16% of the
+# instructions of bench_merge's --imports drain. The cache's total stays libgit2's bound
+# (cache_max_size, 256 MB by default), so only which trees it may keep changes.
+TREE_CACHE_LIMIT = 1 << 20
+_trees_cached = False
+
+
+def _cache_trees() -> None:
+    """Let libgit2 keep trees up to TREE_CACHE_LIMIT in its cache (process-wide; once, never put
+    back: an object cached stays valid, it is read by its id)."""
+    global _trees_cached
+    if _trees_cached:
+        return
+    import pygit2
+    from pygit2.enums import ObjectType, Option
+
+    pygit2.option(Option.SET_CACHE_OBJECT_LIMIT, ObjectType.TREE, TREE_CACHE_LIMIT)
+    _trees_cached = True
+
+
 _SHARED: dict[str, MergeIndex] = {}
 _MEMORY = MergeIndex()
 
@@ -781,8 +806,10 @@ _MODES = {True: b"u", False: b"d", "imports": b"i", LOOK_DEFINITIONS: b"l", SPEC
 PAIR_KINDS = {"reshaped": b"r"}
 
 
-# The kinds of `memo` answers keyed by a pair of blobs that the disk keeps (reach.py's, of an edit).
-MEMO_KINDS = {"gone": b"g", "reshaped-words": b"w"}
+# The kinds of `memo` answers keyed by a pair of blobs that the disk keeps (reach.py's, of an edit:
+# the words it took away, of the functions it may have reshaped, of the lines it added, and of the
+# lines it touched with those above them).
+MEMO_KINDS = {"gone": b"g", "reshaped-words": b"w", "added": b"a", "near": b"n"}
 
 
 def _memo_row(kind: str, key: tuple[str, bytes, bytes]) -> bytes:
