@@ -185,3 +185,30 @@ def test_a_drain_diffs_none_of_a_finished_tasks_edits_for_their_words(tmp_path: 
     assert answers["finished"] == answers["cold"]
     assert diffed["cold added_words"] and diffed["cold near_words"], diffed   # (each merge reads them)
     assert not diffed["finished added_words"] and not diffed["finished near_words"], diffed
+
+
+def test_a_new_files_added_words_are_its_words_read_once(tmp_path: Path, monkeypatch) -> None:
+    """A file the task added is all added lines: its words, by its blob (which the tip's tables read
+    of it too), not a diff against nothing keyed by hashes at every merge."""
+    from worktree_coord.merge.checks import reach
+
+    draining: list[bool] = []
+    asked: list[str] = []
+    diffed: list[bytes] = []
+    real_added, real_words = reach.Reach._added, reach.added_words
+
+    def added(self, side, path):
+        if draining and not self._files[path].exists("base"):
+            asked.append(path)
+        return real_added(self, side, path)
+
+    def words_added(base, new):
+        if draining and not base:
+            diffed.append(new)
+        return real_words(base, new)
+
+    monkeypatch.setattr(reach.Reach, "_added", added)
+    monkeypatch.setattr(reach, "added_words", words_added)
+    _drained(tmp_path, BENCH_PIN, [["edit"]] * 4, _bench_writes, finished=True, draining=draining)
+    assert asked, "no new file was asked for its added words: the drain no longer pairs what the test says"
+    assert not diffed, len(diffed)

@@ -735,6 +735,10 @@ class Reach:
     def _added(self, side: str, path: str) -> frozenset[bytes]:
         """The words of the lines `side` added to `path` (computed once)."""
         key = (side, path)
+        if key not in self._added_cache and not self._files[path].exists("base"):
+            # A file the side added: every line of it, so its words, by its blob (_words_of), which
+            # the next tip's tables read of the same blob: not diffed against nothing, keyed by hashes.
+            self._added_cache[key] = self._words_of(path, side)
         if key not in self._added_cache:
             versions = self._files[path]
             data = versions.version(side) or b""
