@@ -153,6 +153,41 @@ def test_two_processes_share_the_index(tmp_path: Path) -> None:
     assert reader["found"] == here
 
 
+def test_a_drain_keeps_the_trees_it_reads_in_libgit2s_cache(tmp_path: Path) -> None:
+    """A folder of 300 files is a tree of over 4,096 bytes, which libgit2 does not cache by default:
+    every path looked up through it, walk and diff read it again. Inside a drain it is kept, read
+    once per repository object."""
+    repo_dir = make_repo(tmp_path / "repo", {f"pkg/module_{i:03d}.py": f"x = {i}\n" for i in range(300)})
+    sizes = pygit2.Repository(str(repo_dir))   # (another repository object: another cache)
+    folder = sizes[sizes.head.target].peel(pygit2.Tree)["pkg"].id
+    assert len(sizes.odb.read(folder)[1]) > 4096
+    repo = pygit2.Repository(str(repo_dir))   # (its own cache: nothing of it read yet)
+    with MergeIndex().held():
+        cached = pygit2.settings.cached_memory[0]
+        assert repo[folder].type == pygit2.enums.ObjectType.TREE
+        assert pygit2.settings.cached_memory[0] - cached >= 4096
+
+
+def test_a_drain_reads_objects_as_git_does_and_puts_libgit2s_hashing_back(tmp_path: Path) -> None:
+    """Inside a drain an object's content is not hashed again against its id (git's merge-tree and
+    cat-file read it so); outside, libgit2 refuses one whose content is not its id's, as before."""
+    import zlib
+
+    import pytest
+
+    repo_dir = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    written = pygit2.Repository(str(repo_dir)).create_blob(b"y = 2\n")
+    loose = repo_dir / ".git" / "objects" / str(written)[:2] / str(written)[2:]
+    loose.chmod(0o644)
+    loose.write_bytes(zlib.compress(b"blob 6\x00y = 3\n"))   # (another content under its id)
+    with pytest.raises(pygit2.GitError, match="hash"):
+        pygit2.Repository(str(repo_dir))[written].read_raw()
+    with MergeIndex().held():
+        assert pygit2.Repository(str(repo_dir))[written].read_raw() == b"y = 3\n"
+    with pytest.raises(pygit2.GitError, match="hash"):
+        pygit2.Repository(str(repo_dir))[written].read_raw()
+
+
 def test_a_drain_raises_the_collectors_first_threshold_and_puts_it_back(tmp_path: Path) -> None:
     """While any drain holds an index (nested, or two indexes), the collector's first threshold is
     DRAIN_GC_THRESHOLD; when the last one ends (even by an error), what it was before; a collector

@@ -155,3 +155,60 @@ def test_a_finish_keeps_its_facts_for_the_drain_of_another_process(tmp_path: Pat
     code, body = wtc_in_process(repo, "merge", "--run", "r")
     assert code == 0 and [row["state"] for row in body["tasks"]] == ["merged", "merged"], body
     assert not parsed, len(parsed)
+
+
+def test_a_drain_diffs_none_of_a_finished_tasks_edits_for_their_words(tmp_path: Path, monkeypatch) -> None:
+    """The words of the lines each edit added (the task's file as a user of the tip's) and touched
+    with those above (as a candidate) are the task's alone: its finish computes them, and the
+    drain's check takes them from the index, as it takes the edit's gone words."""
+    from worktree_coord.merge.checks import reach
+
+    def writes(number: int, change: str) -> dict[str, str | None]:
+        # (and its package's m0, which every file of the run imports: the tip's files spelling `m0`
+        # pair with it, as the tip's users of the task's candidates)
+        return _bench_writes(number, change) | {f"p{number}/m0.py": f"def f0(x):\n    return x + {number}\n"}
+
+    texts = {text.encode() for number in range(4) for path, text in writes(number, "").items()
+             for text in (BENCH_PIN.get(path), text) if text is not None}
+    draining: list[bool] = []
+    diffed: Counter[str] = Counter()
+    for name in ("added_words", "near_words"):
+        def counted(base, new, _name=name, _real=getattr(reach, name)):
+            if draining and base in texts and new in texts:
+                diffed[f"{drain} {_name}"] += 1
+            return _real(base, new)
+        monkeypatch.setattr(reach, name, counted)
+    answers = {}
+    for drain in ("cold", "finished"):
+        answers[drain] = _drained(tmp_path / drain, BENCH_PIN, [["edit"]] * 4, writes,
+                                  finished=drain == "finished", draining=draining)
+    assert answers["finished"] == answers["cold"]
+    assert diffed["cold added_words"] and diffed["cold near_words"], diffed   # (each merge reads them)
+    assert not diffed["finished added_words"] and not diffed["finished near_words"], diffed
+
+
+def test_a_new_files_added_words_are_its_words_read_once(tmp_path: Path, monkeypatch) -> None:
+    """A file the task added is all added lines: its words, by its blob (which the tip's tables read
+    of it too), not a diff against nothing keyed by hashes at every merge."""
+    from worktree_coord.merge.checks import reach
+
+    draining: list[bool] = []
+    asked: list[str] = []
+    diffed: list[bytes] = []
+    real_added, real_words = reach.Reach._added, reach.added_words
+
+    def added(self, side, path):
+        if draining and not self._files[path].exists("base"):
+            asked.append(path)
+        return real_added(self, side, path)
+
+    def words_added(base, new):
+        if draining and not base:
+            diffed.append(new)
+        return real_words(base, new)
+
+    monkeypatch.setattr(reach.Reach, "_added", added)
+    monkeypatch.setattr(reach, "added_words", words_added)
+    _drained(tmp_path, BENCH_PIN, [["edit"]] * 4, _bench_writes, finished=True, draining=draining)
+    assert asked, "no new file was asked for its added words: the drain no longer pairs what the test says"
+    assert not diffed, len(diffed)

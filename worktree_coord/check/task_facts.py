@@ -23,7 +23,7 @@ from typing import Any
 
 from ..gitrepo.repository import GitRepo
 from ..merge.checks.linked import reading_profile
-from ..merge.checks.reach import gone_in_edit, reshaped_words
+from ..merge.checks.reach import added_words, gone_in_edit, near_words, reshaped_words
 from ..merge.checks.semantic import semantic_profile
 from ..merge.checks.symbols import extract, fingerprint
 from ..merge.checks.versions import MAX_BYTES
@@ -69,11 +69,15 @@ def keep_task_facts(git: GitRepo, base: str, task_commit: str, kept: Any = None)
             before, after = texts[change.old_oid], texts[change.new_oid]
             reshapes(change.path, change.old_oid, change.new_oid, before, after,
                      (look(change.path, change.old_oid, before), look(change.path, change.new_oid, after)))
-            # The words the edit took away, and the functions whose parameters it may have changed,
-            # as the check's pairing of files reads them (reach.py, by the two blobs).
+            # The words the edit took away, of the functions whose parameters it may have changed,
+            # of the lines it added (the task's file as a user of the tip's) and of those it touched
+            # with the lines above (as a candidate), as the check's pairing of files reads them
+            # (reach.py, by the two blobs).
             pair = ("id", bytes.fromhex(change.old_oid), bytes.fromhex(change.new_oid))
             kept.memo("gone", pair, lambda: gone_in_edit(before, after), disk=True)
             kept.memo("reshaped-words", pair, lambda: reshaped_words(before, after), disk=True)
+            kept.memo("added", pair, lambda: added_words(before, after), disk=True)
+            kept.memo("near", pair, lambda: near_words(before, after), disk=True)
     return read
 
 

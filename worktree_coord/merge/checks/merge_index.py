@@ -13,9 +13,9 @@ run's whole work. Two things are kept:
 - **a task's facts**: what a merge reads of the task alone, computed by its finish
   (check/task_facts.py) and written beside the symbols, keyed by content too: the left-behind
   look's own reading of a version (LOOK_DEFINITIONS), a version's module specifiers (SPECIFIERS),
-  and per pair of blobs (an edit) the functions it reshaped (`pair_fact`) and reach.py's gone words
-  (`memo`, MEMO_KINDS). A merge loads all of its task's at once (`prefetch`: one query), so its
-  check and look ask memory only.
+  and per pair of blobs (an edit) the functions it reshaped (`pair_fact`) and reach.py's gone,
+  reshaped, added and near words (`memo`, MEMO_KINDS). A merge loads all of its task's at once
+  (`prefetch`: one query), so its check and look ask memory only.
 Both live in memory (bounded) and, given a folder (`<git common dir>/wtc/merge-index/`, what the
 coordinator passes), on disk so another process (each `wtc task finish` merges in its own) finds
 them: symbols as rows of one SQLite file (`symbols.sqlite3`: a drain writes hundreds, and a file
@@ -266,9 +266,10 @@ class MergeIndex:
     def held(self) -> Iterator["MergeIndex"]:
         """Hold the disk writes of the checks inside the block, and write them at its end (a
         drain: its symbols in one transaction, of its tips' changes and tables only the last ones,
-        the only tip another process will merge onto). Nests; a crash inside only loses cache."""
+        the only tip another process will merge onto). Nests; a crash inside only loses cache.
+        Inside it the process reads objects as a drain needs them (`_drain_process`)."""
         me = threading.get_ident()
-        _drain_gc(+1)
+        _drain_process(+1)
         with self._lock:
             self._held += 1
             self._drain += 1
@@ -288,7 +289,7 @@ class MergeIndex:
                 if last:
                     self.flush()
             finally:
-                _drain_gc(-1)
+                _drain_process(-1)
 
     def published(self) -> None:
         """The tips this thread's drain made are published (integration moved to them): another
@@ -644,24 +645,48 @@ def _index_folder(git_path: str) -> Path:
 _gc_drains = 0                # held() blocks open in this process (any index, any thread)
 _gc_before: tuple[int, ...] = ()
 _gc_lock = threading.Lock()
+# The largest tree object libgit2 keeps in its object cache once a drain has run in the process
+# (its default: 4,096 bytes). A drain reads the same trees at every merge (the root, the folders
+# above each task's files; a folder of 200 packages is a 7 KB tree), each path lookup, tree walk
+# and diff loading them again: inflated and hashed, 16% of the instructions of bench_merge's
+# --imports drain. The cache's total stays libgit2's bound (cache_max_size, 256 MB by default),
+# so only which trees it may keep changes.
+TREE_CACHE_LIMIT = 1 << 20
+_trees_cached = False
 
 
-def _drain_gc(step: int) -> None:
-    """Raise the collector's first threshold while any drain holds an index (DRAIN_GC_THRESHOLD),
-    and put back what it was when the last one ends. Only how often it runs changes: every cycle
-    is still collected (at most that many more containers wait for it)."""
-    global _gc_drains, _gc_before
+def _drain_process(step: int) -> None:
+    """What a drain sets for the process while any drain holds an index, put back when the last
+    one ends: the collector's first threshold raised (DRAIN_GC_THRESHOLD: only how often it runs
+    changes, every cycle is still collected, at most that many more containers wait for it), and
+    objects read as git reads them, their content not hashed again against their id (libgit2's
+    strict hash verification: 11% of the instructions of bench_merge's --imports drain, every blob
+    of a merge's files and every tree read for the first time; git's merge-tree, commit-tree and
+    cat-file do not hash what they read either; a damaged object's compressed stream is still
+    checked as it is inflated). Process-wide: another thread's reads meanwhile are read so too.
+    And once, kept: trees cached up to TREE_CACHE_LIMIT (an object cached stays valid: it is read
+    by its id)."""
+    global _gc_drains, _gc_before, _trees_cached
+    import pygit2
+    from pygit2.enums import ObjectType, Option
+
     with _gc_lock:
         _gc_drains += step
         if step > 0 and _gc_drains == 1:
+            pygit2.option(Option.ENABLE_STRICT_HASH_VERIFICATION, False)
+            if not _trees_cached:
+                pygit2.option(Option.SET_CACHE_OBJECT_LIMIT, ObjectType.TREE, TREE_CACHE_LIMIT)
+                _trees_cached = True
             _gc_before = gc.get_threshold()
             if _gc_before[0] and _gc_before[0] < DRAIN_GC_THRESHOLD:   # 0: the collector is off, left off
                 gc.set_threshold(DRAIN_GC_THRESHOLD, *_gc_before[1:])
             else:
                 _gc_before = ()
-        elif step < 0 and _gc_drains == 0 and _gc_before:
-            gc.set_threshold(*_gc_before)
-            _gc_before = ()
+        elif step < 0 and _gc_drains == 0:
+            pygit2.option(Option.ENABLE_STRICT_HASH_VERIFICATION, True)
+            if _gc_before:
+                gc.set_threshold(*_gc_before)
+                _gc_before = ()
 
 
 _SHARED: dict[str, MergeIndex] = {}
@@ -781,8 +806,10 @@ _MODES = {True: b"u", False: b"d", "imports": b"i", LOOK_DEFINITIONS: b"l", SPEC
 PAIR_KINDS = {"reshaped": b"r"}
 
 
-# The kinds of `memo` answers keyed by a pair of blobs that the disk keeps (reach.py's, of an edit).
-MEMO_KINDS = {"gone": b"g", "reshaped-words": b"w"}
+# The kinds of `memo` answers keyed by a pair of blobs that the disk keeps (reach.py's, of an edit:
+# the words it took away, of the functions it may have reshaped, of the lines it added, and of the
+# lines it touched with those above them).
+MEMO_KINDS = {"gone": b"g", "reshaped-words": b"w", "added": b"a", "near": b"n"}
 
 
 def _memo_row(kind: str, key: tuple[str, bytes, bytes]) -> bytes:

@@ -542,18 +542,22 @@ class Reach:
                     if len(gone) <= 32:
                         pool = self._tip_spelled(pool, gone, other)
                     else:
-                        pool = _first(heapq.merge(pool, (u for u in tip.barrel_users if u not in loose)), BARREL_USERS)
+                        pool = _first(heapq.merge(pool, _tip_head(tip.barrel_users, loose, BARREL_USERS)),
+                                      BARREL_USERS)
                     # (a closed tip file reaches none of the task's files by a gone name: passed over;
-                    # one the tables hold closed and no file of this merge's stands at its keys is
-                    # told by two set lookups, not a question: the cut window holds up to 256)
-                    settled = tip.closed
-                    stale = self._stale_users() if settled else set()
-                    self._through_few(other, [user for user in pool[:BARREL_USERS] if user in loose or (
-                        (user in able if able is not None else tip.passes(user, gone))
-                        and not (user in settled and user not in stale) and not self._tip_closed(user))],
+                    # those the tables hold closed, with no file of this merge's at their keys, are
+                    # taken out of the cut window (up to 256, most of them late in a drain) by one
+                    # set operation, not by a test each)
+                    window = pool[:BARREL_USERS]
+                    settled = tip.closed.intersection(window)
+                    if settled:
+                        settled -= self._stale_users()
+                    self._through_few(other, [user for user in window if user in loose or (
+                        user not in settled and (user in able if able is not None else tip.passes(user, gone))
+                        and not self._tip_closed(user))],
                         gone_by, near_by, imported_by, through)
             else:
-                pool = _first(heapq.merge(pool, (u for u in tip.barrel_users if u not in loose)), BARREL_USERS + 1)
+                pool = _first(heapq.merge(pool, _tip_head(tip.barrel_users, loose, BARREL_USERS + 1)), BARREL_USERS + 1)
                 if len(pool) <= BARREL_USERS:
                     def able_to(user: str) -> bool:
                         return user in loose or (not self._tip_closed(user) and tip.passes(user, self._added(other, user)))
@@ -754,20 +758,20 @@ class Reach:
     def _added(self, side: str, path: str) -> frozenset[bytes]:
         """The words of the lines `side` added to `path` (computed once)."""
         key = (side, path)
+        if key not in self._added_cache and not self._files[path].exists("base"):
+            # A file the side added: every line of it, so its words, by its blob (_words_of), which
+            # the next tip's tables read of the same blob: not diffed against nothing, keyed by hashes.
+            self._added_cache[key] = self._words_of(path, side)
         if key not in self._added_cache:
             versions = self._files[path]
             data = versions.version(side) or b""
             base = versions.base or b""
 
-            def compute() -> frozenset[bytes]:
-                lines = data.split(b"\n")
-                found = [lines[start - 1:start - 1 + count] for _, _, start, count in hunks(base, data) if count]
-                return words(b"\n".join(b"\n".join(chunk) for chunk in found))
-
             # Pure in the two contents: kept across the merges of a drain (merge_index.py), where
-            # integration's files are the same from one merge to the next.
-            self._added_cache[key] = compute() if self._memo is None else \
-                self._memo.memo("added", _pair_key(versions, side, base, data), compute)
+            # integration's files are the same from one merge to the next, and of a task's edit
+            # computed at its finish (MEMO_KINDS "added": check/task_facts.py).
+            self._added_cache[key] = added_words(base, data) if self._memo is None else \
+                self._memo.memo("added", _pair_key(versions, side, base, data), lambda: added_words(base, data))
         return self._added_cache[key]
 
     def _gone(self, side: str, path: str) -> frozenset[bytes]:
@@ -826,13 +830,13 @@ class Reach:
         return clean | after if after else clean
 
     def _near(self, side: str, path: str) -> frozenset[bytes]:
-        """`_near_words` of `side`'s version of `path`, kept across checks by the two contents."""
+        """`near_words` of `side`'s version of `path`, kept across checks by the two contents."""
         versions = self._files[path]
         base, new = versions.base or b"", versions.version(side)
         if self._memo is None:
-            return _near_words(base, new) | self._unlisted(path, base, new)
+            return near_words(base, new) | self._unlisted(path, base, new)
         return self._memo.memo("near", _pair_key(versions, side, base, new),
-                               lambda: _near_words(base, new)) | self._unlisted(path, base, new)
+                               lambda: near_words(base, new)) | self._unlisted(path, base, new)
 
 
 def _pair_key(versions: Versions, side: str, base: bytes, data: bytes | None) -> tuple:
@@ -858,7 +862,14 @@ def star_list_added(word: bytes, base: bytes, new: bytes) -> bool:
     return len(spelled.findall(new)) > len(spelled.findall(base))
 
 
-def _near_words(base: bytes, new: bytes | None) -> frozenset[bytes]:
+def added_words(base: bytes, data: bytes) -> frozenset[bytes]:
+    """The words of the lines `data` added to `base` (step 2's and 1b's `added` of a using file)."""
+    lines = data.split(b"\n")
+    found = [lines[start - 1:start - 1 + count] for _, _, start, count in hunks(base, data) if count]
+    return words(b"\n".join(b"\n".join(chunk) for chunk in found))
+
+
+def near_words(base: bytes, new: bytes | None) -> frozenset[bytes]:
     """The words of the base lines `new` deleted or changed, and of the `NEAR` lines above each
     change (an insertion included): where a removed or reshaped definition's name stands."""
     if new is None:
@@ -1083,3 +1094,9 @@ def _link(paths: Iterable[str], users: Iterable[str], loose: frozenset[str], tab
 
 def _first(items: Iterator[str], count: int) -> list[str]:
     return list(islice(items, count))
+
+
+def _tip_head(users: list[str], loose: frozenset[str], count: int) -> list[str]:
+    """The first `count` of the sorted `users` outside `loose` (all, when fewer): what a merge with
+    them takes of the tip's users, sliced in C (not a generator over every one)."""
+    return [user for user in users[:count + len(loose)] if user not in loose]

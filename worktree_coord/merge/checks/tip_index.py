@@ -657,7 +657,10 @@ class Passing:
         self._sets = [found for found in sets if found]
 
     def __contains__(self, path: str) -> bool:
-        return any(path in found for found in self._sets)
+        for found in self._sets:
+            if path in found:
+                return True
+        return False
 
     def outside(self, paths: "set[str] | frozenset[str]") -> bool:
         """Whether one of the users is not one of `paths` (most often the first met is not)."""
