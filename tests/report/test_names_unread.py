@@ -94,7 +94,8 @@ def test_a_change_that_only_added_lines_removed_no_name_and_is_not_called_unchec
     """Found driving wtc on Ruby and PHP projects: a task that only added a method was told "NOT
     CHECKED: names removed or renamed in 2 changed files of php, ruby": it had removed none. A file
     whose change only adds lines is not counted; a changed line is a removal and still is."""
-    files = {"lib/util.rb": "def parse(s)\n  s.to_i\nend\n", "src/Util.php": "<?php\nfunction parse($s) { return 1; }\n"}
+    files = {"lib/util.rb": "def parse(s)\n  s.to_i\nend\n", "src/Util.php": "<?php\nfunction parse($s) { return 1; }\n",
+             "lib/fmt.rb": "def fmt(s)\n  s.to_s\nend\n"}
     repo = make_repo(tmp_path / "repo", files)
     assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
     code, started = wtc_in_process(repo, "task", "start", "add", "--run", "r", "--own", "**")
@@ -111,6 +112,7 @@ def test_a_change_that_only_added_lines_removed_no_name_and_is_not_called_unchec
     assert code == 0 and report["names_unread"] == {}, report
 
     code, started = wtc_in_process(repo, "task", "start", "edit", "--run", "r", "--own", "**")
-    write(Path(started["worktree"]), {"src/Util.php": "<?php\nfunction parse_one($s) { return 1; }\n"})
+    # (PHP is read now: Ruby is the language no check reads)
+    write(Path(started["worktree"]), {"lib/fmt.rb": "def fmt_one(s)\n  s.to_s\nend\n"})
     code, finished = wtc_in_process(repo, "task", "finish", "edit", "--run", "r")
-    assert code == 0 and finished["names_unread"] == {"languages": ["php"], "files": 1}, finished
+    assert code == 0 and finished["names_unread"] == {"languages": ["ruby"], "files": 1}, finished
