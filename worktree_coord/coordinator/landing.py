@@ -348,10 +348,13 @@ class LandingOperations(CoordinatorBase):
     def _intent_rows(self, run_id: str) -> list[dict[str, Any]]:
         """Each intent of the run, what became of it and why: the report names every one (the
         consolidation rows count them by state, which told nobody which task's change landed)."""
+        recorded = self.store.list_intents(run_id)
+        if not recorded:
+            return []   # (a run with no intent loads none of consolidation: `wtc report`'s start-up)
         from ..consolidate.intent import Intent
 
         rows = []
-        for row in self.store.list_intents(run_id):
+        for row in recorded:
             data = row["data"] or {}
             try:
                 what = Intent.from_json(data).summary()

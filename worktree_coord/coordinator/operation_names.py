@@ -33,16 +33,16 @@ OPERATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "_merge_batches", "_merge_direct", "_merge_message", "_merge_one", "_merge_task_locked", "_merge_verified",
         "_mergeable", "_packages", "_prepare_remote_merge", "_raced_out", "_read_packages", "_record_conflict",
         "_record_failed_verification", "_record_merged", "_record_outcome", "_record_rejected_at_merge",
-        "_report_merge", "_semantic", "_unanswered", "_verify", "_verify_command", "merge",
+        "_report_merge", "_semantic", "_task_changes", "_unanswered", "_verify", "_verify_command", "merge",
     )),
     "consolidating": ("ConsolidationOperations", (
         "_declare_locked", "_intent_row", "add_intent", "consolidate", "drop_intent", "intents", "retry_intent",
     )),
     "landing": ("LandingOperations", (
         "_branch_fix", "_consolidated_intents", "_consolidation_rows", "_declared_twice_in_run",
-        "_holds_integration", "_landing_files", "_left_behind_in_run", "_left_behind_to_approve", "_leftovers",
-        "_names_unread_in_run", "_run_changes", "_target_tip", "_unparsed_in_run", "_unparsed_to_approve", "check",
-        "land", "landed_before", "report", "sync",
+        "_holds_integration", "_intent_rows", "_landing_files", "_left_behind_in_run", "_left_behind_to_approve",
+        "_leftovers", "_names_unread_in_run", "_run_changes", "_target_tip", "_unparsed_in_run",
+        "_unparsed_to_approve", "check", "land", "landed_before", "report", "sync",
     )),
     "cleanup": ("CleanupOperations", (
         "_collect_folder", "_in_integration", "_prune_merge_index", "_remove_leftover", "_settled_runs",
