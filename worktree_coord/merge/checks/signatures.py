@@ -282,14 +282,9 @@ def _only(symbols: Symbols, key: tuple[tuple[str, ...], str]) -> Definition | No
 def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | None, source: bytes,
            definition: Definition) -> Shape | None:
     """What `definition` takes, or None when it cannot be counted (module docstring)."""
-    parameters = _parameter_list(rules, tree, definition)
-    if parameters is None:
-        return None
-    node = parameters.parent
-    while node is not None and (node.start_byte, node.end_byte) != (definition.start_byte, definition.end_byte):
-        node = node.parent
-    if node is None or (node.parent is not None and node.parent.type in rules.wrappers
-                        and not _transparent(rules, node.parent, node, source)):
+    parameters, node = _listed(rules, tree, definition)
+    if parameters is None or node is None or (node.parent is not None and node.parent.type in rules.wrappers
+                                              and not _transparent(rules, node.parent, node, source)):
         return None
     counted = dict(rules.counted)
     arity, optional, receiver = 0, 0, False
@@ -338,13 +333,8 @@ def _keywords(rules: SignatureRules, tree: tree_sitter.Tree | None, source: byte
     unknown: -1), or None where the language names none or its list cannot be read."""
     if not rules.keywords:
         return None
-    parameters = _parameter_list(rules, tree, definition)
-    if parameters is None:
-        return None
-    node = parameters.parent
-    while node is not None and (node.start_byte, node.end_byte) != (definition.start_byte, definition.end_byte):
-        node = node.parent
-    if node is None:
+    parameters, node = _listed(rules, tree, definition)
+    if parameters is None or node is None:
         return None
     kinds = dict(rules.keywords)
     names: list[str] = []
@@ -365,6 +355,16 @@ def _keywords(rules: SignatureRules, tree: tree_sitter.Tree | None, source: byte
                 return None
             names.append(source[named.start_byte:named.end_byte].decode("utf-8", "replace"))
     return Keywords(frozenset(names), open_), Shape(-1, False, _shown(source, node, parameters, definition.name), -1)
+
+
+def _listed(rules: SignatureRules, tree: tree_sitter.Tree | None,
+            definition: Definition) -> tuple[tree_sitter.Node | None, tree_sitter.Node | None]:
+    """`definition`'s parameter list and its own node in `tree` (None where either is not found)."""
+    parameters = _parameter_list(rules, tree, definition)
+    node = parameters.parent if parameters is not None else None
+    while node is not None and (node.start_byte, node.end_byte) != (definition.start_byte, definition.end_byte):
+        node = node.parent
+    return parameters, node
 
 
 def _transparent(rules: SignatureRules, wrapper: tree_sitter.Node, definition: tree_sitter.Node, source: bytes) -> bool:
