@@ -68,9 +68,15 @@ def test_a_task_whose_git_step_the_stop_killed_is_stopped_and_resumes(repo, tmp_
 
 # The race behind the test above's flake: the stop's signal kills the worker's git child, and the
 # worker reads the failure before the main thread has run its handler and set `stopping`.
-KILLS_ITSELF = """#!/bin/sh
-case "$*" in *" add "*) kill -INT $$ ;; esac
-exec {git} "$@"
+# A git that dies of SIGINT on `add`. In Python, not sh: a shell started in the background of a
+# non-interactive one (CI run as `.ci/run &`) inherits SIGINT ignored and cannot take it back, so its
+# `kill -INT $$` did nothing and the real git ran (the fresh-clone CI of session 60 failed so).
+KILLS_ITSELF = """#!{python}
+import os, signal, sys
+if "add" in sys.argv[1:]:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
+os.execv({git!r}, [{git!r}] + sys.argv[1:])
 """
 
 
@@ -80,7 +86,7 @@ def _killed_git_error(repo: Path, tmp_path: Path, monkeypatch) -> Exception:
 
     shim_dir = tmp_path / "selfkill"
     shim_dir.mkdir()
-    (shim_dir / "git").write_text(KILLS_ITSELF.format(git=shutil.which("git")))
+    (shim_dir / "git").write_text(KILLS_ITSELF.format(python=sys.executable, git=shutil.which("git")))
     (shim_dir / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{shim_dir}{os.pathsep}{os.environ['PATH']}")
     with pytest.raises(GitError) as caught:
