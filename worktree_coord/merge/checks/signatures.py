@@ -250,6 +250,7 @@ def _changes(check: _Check, side: str, other: str) -> Iterator[_Change]:
                 continue
             if definition.container and any(definition.container in s.heritage for s in (before, after, theirs, merged)):
                 continue   # a member of a class with bases: an inherited overload may take the old shape
+            result = result_named = None   # the merged version's shape and keywords, read once
             if counted:
                 kept, result = shape(other, theirs, key), shape("merged", merged, key)
                 counted = kept is not None and kept[1].counts == old[1].counts and result is not None \
@@ -261,12 +262,10 @@ def _changes(check: _Check, side: str, other: str) -> Iterator[_Change]:
                     and result_named[0] == named[1][0] else frozenset()   # type: ignore[index]
             if not counted and not lost:
                 continue
-            found = shape("merged", merged, key) if counted else None
-            written = found or keywords("merged", merged, key)
-            definition_now = _only(merged, key)
-            assert written is not None and definition_now is not None
+            written = result if counted else result_named
+            assert written is not None
             yield _Change(path, definition, side, old[1] if old is not None else named[0][1],   # type: ignore[index]
-                          written[1], definition_now.line, counted=counted, lost=lost)
+                          written[1], _only(merged, key).line, counted=counted, lost=lost)   # type: ignore[union-attr]
 
 
 def _only(symbols: Symbols, key: tuple[tuple[str, ...], str]) -> Definition | None:
