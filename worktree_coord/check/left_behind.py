@@ -46,6 +46,7 @@ from .left_includes import includes_left_behind
 from .left_modules import loads_modules, module_word, modules_left_behind
 from .left_namespaces import still_declared
 from .own_imports import KIND as OWN_IMPORT, own_imports_broken
+from .own_members import own_member_calls
 from .own_uses import own_file_uses
 
 MAX_FILES = 100          # files that mention a removed name, read at most (finish stays quick)
@@ -976,6 +977,9 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     gone_from: dict[str, set[str]] = {}   # the names read as removed from each changed file
 
     declared_elsewhere: set[tuple[str, str]] = set()   # (file, namespace) it stopped declaring that others declare
+    # The changed files whose classes lost members: their own calls of them through an instance are
+    # read once every file spelling the names is (own_members.py).
+    own_members: list[tuple[str, bytes, set[tuple[tuple[str, ...], str]], Any]] = []
     # A changed file's version as the task leaves it (None: deleted), read only when asked.
     new_versions = {c.path: (lambda oid=c.new_oid: read_blob(oid) if oid is not None else None) for c in changes}
 
@@ -1038,6 +1042,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                 own_uses.extend(own_file_uses(change.path, after, pairs,
                                               symbols[0] if symbols is not None else None,
                                               symbols[1] if symbols is not None else None, before))
+                if any(container for container, _name in pairs):
+                    own_members.append((change.path, after, pairs, symbols))
         if gone or shapes or (at is None and after is None):
             # The task is one side; the other side kept the file as it was (a dropped star
             # re-export written as the names it passed on: _unpassed).
@@ -1122,6 +1128,16 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     whole = whole and not too_big
     unchanged = [FileVersions(path, base=None, left=None, right=text, merged=text)
                  for path, text in texts.items() if len(text) <= MAX_BYTES]
+    if own_members and whole:
+        # (the changed files as the task leaves them: one may override the name in a subclass)
+        others = dict(texts)
+        others.update((path, text) for path, read_new in new_versions.items()
+                      if path not in others and (text := read_new()) is not None and len(text) <= MAX_BYTES)
+        said = {(finding.use_path, finding.name.rsplit(".", 1)[-1], finding.use_line) for finding in own_uses}
+        for path, after, pairs, symbols in own_members:
+            own_uses.extend(own_member_calls(path, after, pairs, symbols[0] if symbols is not None else None,
+                                             symbols[1] if symbols is not None else None, others,
+                                             {(name, line) for used_in, name, line in said if used_in == path}))
     spelled = spelling(word.encode("utf-8", "surrogateescape") for word in words | modules) if words | modules else None
     unchanged += [FileVersions(path, base=None, left=None, right=text, merged=text) for path, text in own_users.items()
                   if len(text) <= MAX_BYTES and spelled is not None and spelled.search(text) is not None]

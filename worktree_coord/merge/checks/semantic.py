@@ -808,7 +808,7 @@ class _Check:
                     and not (typed_directories and _typed_package(path) in typed_directories) \
                     and not reached & removed_paths and not chained \
                     and not self.imported_files(path) & removed_paths \
-                    and not (names and self.reexports.reached(path, {n.encode() for n in names}) & removed_paths):
+                    and not (names and self.reexports.reached(path, _reached_by(names, candidates)) & removed_paths):
                 continue
             merged_lines = _follow(data, versions.merged, added)
             merged = self.symbols(path, "merged")
@@ -1972,6 +1972,16 @@ def _submodule_of_import(receiver: str, merged: Symbols, reference: Reference) -
 
 # Reference kinds (the tags' `@reference.<kind>`) that call or construct what they name.
 _CALLED = frozenset({"call", "class"})
+
+
+def _reached_by(names: set[str], removals: list[_Removal]) -> set[bytes]:
+    """The words a re-export may pass `names` on by: the names, and for a class's member its class (found
+    driving wtc on tj/commander.js: tests/help.padWidth.test.js reached lib/help.js's Help through index.js's
+    `export { Help }` and `new commander.Help()`, and a rename of `Help.padWidth` was not looked for there)."""
+    words = {name.encode() for name in names}
+    words.update(r.definition.container[0].encode() for r in removals
+                 if r.definition.name in names and r.definition.container and r.definition.container != EXPORTS)
+    return words
 
 
 def _constructed(receiver: str, rules: SemanticRules) -> str | None:

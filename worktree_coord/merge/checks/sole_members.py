@@ -105,7 +105,7 @@ def bases_give_nothing(check: _Check, path: str, container: tuple[str, ...], dep
         return False
     if any(d.name in rules.any_name and d.container == container for d in symbols.definitions):
         return False   # `__getattr__`: any name answers
-    bases = _bases(text, container[0], rules.class_bases)
+    bases = base_list(text, container[0], rules.class_bases)
     if bases is None:
         return False
     for base in bases:
@@ -134,21 +134,40 @@ def _no_other_definer(check: _Check, path: str, container: tuple[str, ...], name
     class `container` of `path`."""
     for other, versions in check.files.items():
         writes = _writes(other, name)
+        describes = declares_only(other)
         for which in ("base", "left", "right", "merged"):
             data = versions.version(which)
             if data is None or name.encode() not in data:
                 continue
-            if writes is not None and writes.search(data):
-                return False
             symbols = check.symbols(other, which, uses=False)
             if symbols is None:
                 return False   # a version the check cannot read may define it
-            if any(d.name == name and d.kind != "import" and (other, d.container) != (path, container)
-                   for d in symbols.definitions):
+            if writes is not None and written_outside(writes, data, symbols, container if describes else None):
                 return False
-            if any(name in names and (other, bound) != (path, container) for bound, names in symbols.bound.items() if bound):
+            if any(d.name == name and d.kind != "import" and (other, d.container) != (path, container)
+                   and not (describes and d.container[-1:] == container[-1:]) for d in symbols.definitions):
+                return False
+            if any(name in names and (other, bound) != (path, container) and not (describes and bound[-1:] == container[-1:])
+                   for bound, names in symbols.bound.items() if bound):
                 return False   # a field another class binds (`self.name = ...` in its methods)
     return True
+
+
+def declares_only(path: str) -> bool:
+    """Whether `path` only describes code another file defines (a `.d.ts`: profile `declaration_files`), so
+    that a class it declares is the one the removal's file defines, not another definer
+    (found driving wtc on tj/commander.js: typings/index.d.ts declares `Option.attributeName()`, and a
+    rename of it in lib/option.js merged clean past its 19 uses in lib/)."""
+    profile = profile_for_path(path)
+    return profile is not None and bool(profile.semantic.declaration_files) and path.endswith(profile.semantic.declaration_files)
+
+
+def written_outside(writes: re.Pattern[bytes], data: bytes, symbols: Symbols, described: tuple[str, ...] | None) -> bool:
+    """Whether `data` writes the member (`writes`, the profile's member_writes) outside the declaration of
+    the class `described` (a declaration file's own class: `helpWidth?: number;` in its body)."""
+    spans = [(d.start_byte, d.end_byte) for d in symbols.definitions
+             if described is not None and d.kind != "import" and d.name == described[-1]]
+    return any(not any(start <= found.start() < end for start, end in spans) for found in writes.finditer(data))
 
 
 def _symbols(check: _Check, path: str) -> Symbols | None:
@@ -170,7 +189,7 @@ def _writes(path: str, name: str) -> re.Pattern[bytes] | None:
     return re.compile(pattern.replace("{name}", re.escape(name)).encode(), re.M) if pattern else None
 
 
-def _bases(text: bytes, name: str, pattern: str) -> list[str] | None:
+def base_list(text: bytes, name: str, pattern: str) -> list[str] | None:
     """The bases the one `class name` of `text` spells by the profile's `class_bases` (None where unsure:
     defined twice or not found, an argument list of calls, a metaclass not among them)."""
     found = list(re.finditer(pattern.replace("{name}", re.escape(name)).encode(), text, re.M))

@@ -387,6 +387,8 @@ class SemanticRules:
     `common_members`: the members objects of the language's own types have (a list's `append`): a call of
     one on a receiver of unknown class is never taken for the tree's one definition of it; enables
     that reading (merge/checks/sole_members.py). `memberless_bases`: bases that give a class no other member.
+    `declaration_files`: the endings of files that only describe code another file defines (TypeScript's
+    `.d.ts`): the class such a file declares is the one a `.js` file defines, not another definer of its members.
     `own_kinds`: the definition kinds (`@definition.<kind>`) of members no base gives (Rust's enum
     variants: a trait impl adds methods and consts, never a variant): one gone from its type is gone
     though the type declares bases (`@heritage`).
@@ -462,6 +464,7 @@ class SemanticRules:
     class_bases: str = ""                            # a regex with {name}: a class's header, group 1 its bases (sole_members.py)
     member_writes: str = ""                          # a regex with {name}: a write of the member other than a definition
     memberless_bases: frozenset[str] = frozenset()  # bases giving no member outside common_members (`object`, `Generic`)
+    declaration_files: tuple[str, ...] = ()          # endings of files that only describe another file's code (`.d.ts`)
     own_kinds: frozenset[str] = frozenset()         # member kinds no base gives (Rust's `variant`): heritage hides none
     file_local: str = ""                            # a pattern of a definition's text before its name: its file's alone (C's `static`)
     included: frozenset[str] = frozenset()          # extensions of files included whole: no definition there is its file's alone (`h`)
@@ -496,7 +499,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
-                  "import_statements", "any_name", "all_members", "common_members", "memberless_bases", "constructs", "attribute_guards", "class_bases", "member_writes", "own_kinds", "file_local",
+                  "import_statements", "any_name", "all_members", "common_members", "memberless_bases", "constructs", "attribute_guards", "class_bases", "member_writes", "declaration_files", "own_kinds", "file_local",
                   "included", "partial_parse", "silent", "namespaces", "parse_masks", "conditional"}
 _SIGNATURE_KEYS = {"parameters", "counted", "keywords", "keyword_open", "positional_only", "keyword_arguments", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
@@ -1111,6 +1114,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         common_members=frozenset(strings("common_members")), memberless_bases=frozenset(strings("memberless_bases")),
         constructs=text("constructs", ""), attribute_guards=text("attribute_guards", ""),
         class_bases=text("class_bases", ""), member_writes=text("member_writes", ""),
+        declaration_files=strings("declaration_files"),
         own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
         included=frozenset(strings("included")),
         partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
