@@ -69,3 +69,17 @@ def test_markers_a_repair_left_are_repaired_again_without_a_second_update(tmp_pa
     assert reasons(events, "second") == ["conflict", "unresolved_markers"] and updates(repo, "second") == 1
     assert sorted(git(repo, "show", "wtc/r1/integration:shared/config.txt").splitlines()) == \
         ["value = first", "value = second"]
+
+
+def test_markers_left_in_a_file_a_grammar_reads_are_named_as_markers_not_as_broken_syntax(tmp_path):
+    # Found driving wtc fanout on commander.js: a repair that left `task update`'s markers in lib/help.js
+    # was told the file "does not parse" (reason unparsed), and only the attempt after that the markers.
+    repo = make_repo(tmp_path / "repo", {"shared/config.py": "VALUE = 0\n"})
+    plan = write_plan(tmp_path / "plan.json", [
+        task("first", "@1 write shared/config.py VALUE = 1", own=["shared/**"]),
+        task("second", "@1 wait-merged first", "@1 write shared/config.py VALUE = 2", "@2 keep-markers",
+             own=["shared/**"]),
+    ])
+    code, events, summary = fanout(repo, plan, "r1", log=tmp_path / "log")
+    assert code == 0, summary
+    assert reasons(events, "second") == ["conflict", "unresolved_markers"] and updates(repo, "second") == 1

@@ -50,8 +50,15 @@ def unparsed_in_worktree(c: "Coordinator", run_id: str, task_id: str) -> str:
         file = worktree / path
         return file.read_bytes() if file.is_file() else None
 
+    from ..merge.lines.markers import has_markers
+
+    # A file holding the conflict markers `task update` wrote is not the agent's syntax: the finish says
+    # which blocks are left to resolve (unresolved_markers). Found driving wtc fanout on commander.js: a
+    # repair that left the markers was told "lib/help.js:15:2: does not parse", and the next attempt the markers.
+    current = {path: now(path) for path in readable}
+    readable = [path for path in readable if not (current[path] is not None and has_markers(current[path]))]
     before = {path: c.git.file_at(since, path) for path in readable}
-    found = broken_syntax((path, before[path], now(path)) for path in readable)
+    found = broken_syntax((path, before[path], current[path]) for path in readable)
     return unparsed_report(found, {path for path, old in before.items() if old is None}) if found else ""
 
 
