@@ -83,3 +83,24 @@ def test_a_python_class_with_a_base_outside_the_tree_is_not_read(tmp_path):
             "    def step_once(self):\n        return 1\n")
     _removal_merged(tmp_path, {"pkg/__init__.py": "", "pkg/worker.py": text},
                     {"pkg/worker.py": text.replace("def step_once(", "def step(")})
+
+
+ERRORS = "export class CommanderError extends Error {}\n"
+BARREL = "import { CommanderError } from './lib/error.js';\n\nexport { CommanderError };\n"
+NAMESPACE_USER = ("import * as commander from '../index.js';\n\n// an error of ours\n"
+                  "export const isOurs = (err) => err instanceof commander.CommanderError;\n")
+
+
+def test_a_module_moved_with_its_barrel_updated_leaves_nothing_behind_through_the_barrel(tmp_path):
+    # commander.js: lib/error.js moved to lib/errors.js, index.js's import updated with it; the tests
+    # reach CommanderError as `commander.CommanderError` through index.js (read before the task: blocked)
+    files = {"lib/error.js": ERRORS, "index.js": BARREL, "tests/exit.test.js": NAMESPACE_USER}
+    _removal_merged(tmp_path, files, {"index.js": BARREL.replace("./lib/error.js", "./lib/errors.js")},
+                    moves={"lib/error.js": "lib/errors.js"})
+
+
+def test_a_module_moved_with_its_barrel_left_as_it_was_is_still_left_behind(tmp_path):
+    files = {"lib/error.js": ERRORS, "index.js": BARREL, "tests/exit.test.js": NAMESPACE_USER}
+    _, left = _removal_refused(tmp_path, files, ("lib/error.js", "lib/errors.js"), {},
+                               moves={"lib/error.js": "lib/errors.js"})
+    assert left and any("index.js" in note for note in left), left
