@@ -104,3 +104,37 @@ def test_a_module_moved_with_its_barrel_left_as_it_was_is_still_left_behind(tmp_
     _, left = _removal_refused(tmp_path, files, ("lib/error.js", "lib/errors.js"), {},
                                moves={"lib/error.js": "lib/errors.js"})
     assert left and any("index.js" in note for note in left), left
+
+
+JAVA = ("package a;\n\npublic class Help {\n    public int formatHelp(int cmd) {\n        return padWidth(cmd) + this.padWidth(cmd);\n"
+        "    }\n\n    public int padWidth(int cmd) {\n        return 3;\n    }\n}\n")
+CSHARP = ("namespace A\n{\n    public class Help\n    {\n        public int FormatHelp(int cmd)\n        {\n"
+          "            return PadWidth(cmd) + this.PadWidth(cmd);\n        }\n\n"
+          "        public int PadWidth(int cmd)\n        {\n            return 3;\n        }\n    }\n}\n")
+
+
+@pytest.mark.parametrize("path, text, renamed, where", [
+    ("src/a/Help.java", JAVA, JAVA.replace("public int padWidth(", "public int paddingWidth("), "src/a/Help.java:5"),
+    ("src/Help.cs", CSHARP, CSHARP.replace("public int PadWidth(", "public int PaddingWidth("), "src/Help.cs:7"),
+], ids=["java", "csharp"])
+def test_a_method_renamed_and_still_called_bare_in_its_class_is_left_behind(tmp_path, path, text, renamed, where):
+    _, left = _removal_refused(tmp_path, {path: text}, path, {path: renamed})
+    assert len(left) == 1 and left[0].startswith(f"{where} still uses Help."), left
+
+
+@pytest.mark.parametrize("text, renamed", [
+    # a base may give it
+    (JAVA.replace("public class Help {", "public class Help extends Base {"),
+     JAVA.replace("public class Help {", "public class Help extends Base {").replace("public int padWidth(", "public int paddingWidth(")),
+    # another overload still stands
+    (JAVA.replace("    public int padWidth(int cmd) {", "    public int padWidth(long cmd) {\n        return 4;\n    }\n\n    public int padWidth(int cmd) {"),
+     JAVA.replace("    public int padWidth(int cmd) {\n        return 3;\n    }\n", "    public int padWidth(long cmd) {\n        return 4;\n    }\n")),
+    # a static import may bring it
+    (JAVA.replace("package a;\n", "package a;\n\nimport static a.Widths.padWidth;\n").replace("this.padWidth(cmd)", "1"),
+     JAVA.replace("package a;\n", "package a;\n\nimport static a.Widths.padWidth;\n").replace("this.padWidth(cmd)", "1")
+     .replace("public int padWidth(", "public int paddingWidth(")),
+], ids=["base", "overload-left", "static-import"])
+def test_a_bare_call_something_else_may_answer_is_no_use(tmp_path, text, renamed):
+    files = {"src/a/Help.java": text, "src/a/Base.java": "package a;\n\npublic class Base {\n    public int padWidth(int c) {\n        return 1;\n    }\n}\n",
+             "src/a/Widths.java": "package a;\n\npublic class Widths {\n    public static int padWidth(int c) {\n        return 2;\n    }\n}\n"}
+    _removal_merged(tmp_path, files, {"src/a/Help.java": renamed})

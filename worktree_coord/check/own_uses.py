@@ -84,6 +84,8 @@ def own_file_uses(path: str, after: bytes, gone: set[tuple[tuple[str, ...], str]
     members = {pair for pair in gone if pair[0]}
     if members and (not symbols.wildcard or rules.members_in_scope):
         found += _member_uses(symbols, members, rules, after, where)
+    if members and rules.members_in_scope:
+        found += _own_class_calls(symbols, members, rules)
     out = []
     seen: set[tuple[tuple[str, ...], str, int]] = set()
     for (container, name), reference in found:
@@ -167,6 +169,32 @@ def _member_uses(symbols: Any, gone: set[tuple[tuple[str, ...], str]], rules: An
                               + re.escape(reference.name.encode()) + rb"\s*=(?!=)")
         if assigned.search(after) is None:
             found.append(((container, reference.name), reference))
+    return found
+
+
+def _own_class_calls(symbols: Any, gone: set[tuple[tuple[str, ...], str]],
+                     rules: Any) -> list[tuple[tuple[tuple[str, ...], str], Any]]:
+    """The calls of members `gone` from a class, inside that class, bare or through `this` (`padWidth(c)`,
+    `this.padWidth(c)`), in a language that resolves them where it compiles (Java, C#: profile
+    `members_in_scope`): where neither the class nor a class around it still declares the name, none of
+    them declares a base (`@heritage`: C#'s `partial` too) that may give it, and no static import may
+    bring it, javac or csc fails there. Found driving wtc on commander.js, then asked of Java and C#: a
+    method renamed in its class left the class's own calls of it, and no face named them."""
+    found = []
+    names = {name for _, name in gone}
+    static = {item.bound for item in symbols.imports}
+    for reference in symbols.references:
+        container, name, receiver = reference.container, reference.name, reference.receiver
+        if name not in names or not container or (container, name) not in gone or name in rules.all_members:
+            continue
+        if receiver is not None and receiver not in rules.self_receivers:
+            continue
+        around = [container[:depth] for depth in range(1, len(container) + 1)]
+        if any(symbols.binds(outer, name) or outer in symbols.heritage for outer in around):
+            continue   # still declared around the call, or a base may give it
+        if receiver is None and (name in static or symbols.wildcard or reference.scopes & symbols.local.get(name, set())):
+            continue   # a static import, a star import, a local of that name may answer a bare call
+        found.append(((container, name), reference))
     return found
 
 
