@@ -185,12 +185,15 @@ def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int,
     at most `limit` files are named in all, then a count of the uses left out. `own`: the task's
     own globs; a note whose files the task owns already advises updating them, not a widen."""
     own = tuple(own)
-    groups: dict[tuple[str, str, str, str], list[LeftBehind]] = {}
+    groups: dict[tuple[str, str, str, str, bool], list[LeftBehind]] = {}
     for item in found:
         key = (item.use_path, item.name, item.definition_path, OWN_IMPORT) if item.kind == OWN_IMPORT else \
             ("", item.definition_path, item.moved_to, "") if item.moved_to else \
             (item.name, item.definition_path, item.replacement, item.kind)
-        groups.setdefault(key, []).append(item)
+        # The uses in files the task owns and those outside it in notes of their own: each says its own
+        # way out (found driving wtc fanout on commander.js: "lib/help.js:445, tests/help.padWidth.test.js
+        # ... are outside the task's changes ... or the lead widens", lib/help.js the renaming file itself).
+        groups.setdefault(key + (bool(own) and matches(own, item.use_path),), []).append(item)
     notes: list[str] = []
     left = limit
     skipped = 0
