@@ -141,3 +141,15 @@ def test_a_bare_call_something_else_may_answer_is_no_use(tmp_path, text, renamed
     files = {"src/a/Help.java": text, "src/a/Base.java": "package a;\n\npublic class Base {\n    public int padWidth(int c) {\n        return 1;\n    }\n}\n",
              "src/a/Widths.java": "package a;\n\npublic class Widths {\n    public static int padWidth(int c) {\n        return 2;\n    }\n}\n"}
     _removal_merged(tmp_path, files, {"src/a/Help.java": renamed})
+
+
+RUNNER = ("class Runner:\n    def run(self):\n        return self.start()\n\n    def start(self):\n        return 1\n\n\n"
+          "def kick(job):\n    return job.start()\n")
+
+
+def test_a_name_other_types_have_too_is_still_the_class_own_through_self(tmp_path):
+    # click's Command.format_usage (argparse's parsers have one too): `self.format_usage()` in Command is
+    # Command's; `job.start()` on a parameter may be a thread's, and is not named
+    _, left = _removal_refused(tmp_path, {"pkg/__init__.py": "", "pkg/runner.py": RUNNER}, "pkg/runner.py",
+                               {"pkg/runner.py": RUNNER.replace("def start(self)", "def begin(self)")})
+    assert len(left) == 1 and left[0].startswith("pkg/runner.py:3 still uses Runner.start"), left

@@ -15,7 +15,8 @@ renamed left DualOptions' `option.attributeName()` in lib/option.js. In Python t
 and its class's own `self.pad_width()` left.
 
 Sure enough (the reading of merge/checks/sole_members.py, asked of the file itself): the language lists
-its types' own members (`common_members`) and the name is none of them, nor a dunder; exactly one class
+its types' own members (`common_members`) and the name is none of them unless the receiver is the class's
+own `self`/`this` (click's `Command.format_usage`, also argparse's), nor a dunder; exactly one class
 of the file lost the name; the class declares no base but memberless ones, answers no name at run time
 (`__getattr__`), and binds the name nowhere (`self.name = ...`); no other class of the file, and no other
 file spelling the name, defines, binds or writes it (a subclass overriding it answers `self.name()`; a
@@ -50,7 +51,7 @@ def own_member_calls(path: str, after: bytes, gone: set[Pair], before_symbols: A
     rules = profile.semantic
     members: dict[str, list[tuple[str, ...]]] = {}
     for container, name in gone:
-        if container and name not in rules.common_members and not name.startswith("__"):
+        if container and not name.startswith("__"):
             members.setdefault(name, []).append(container)
     members = {name: containers for name, containers in members.items()
                if len(containers) == 1 and len(containers[0]) == 1 and name.encode() in after}
@@ -75,6 +76,8 @@ def own_member_calls(path: str, after: bytes, gone: set[Pair], before_symbols: A
         container = sure.get(reference.name)
         if container is None or reference.receiver is None or (reference.name, reference.line) in said:
             continue
+        if reference.name in rules.common_members and reference.receiver not in rules.self_receivers:
+            continue   # (a list's `append`: any receiver but the class's own instance may be another type's)
         if not _means(reference, container, symbols, rules):
             continue
         said.add((reference.name, reference.line))
