@@ -217,6 +217,8 @@ def test_crash_inside_the_merge_then_retry_merges_exactly_once(repo, point):
     code, drained = wtc(repo, "merge", "--run", "r1")
     assert code == 0 and drained["tasks"] == []
     assert git(repo, "show", f"{INTEGRATION}:packages/api/index.js") == "crash test"
+    with Coordinator(repo) as coordinator:   # the record and its event: one write, never one alone
+        assert [e["task_id"] for e in coordinator.store.events("r1") if e["kind"] == "task.merged"] == ["t"]
 
 
 def test_drain_merges_a_dependency_before_its_dependents_whatever_the_finish_order(tmp_path):

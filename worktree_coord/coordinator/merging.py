@@ -420,10 +420,13 @@ class MergeOperations(CoordinatorBase):
             for f in findings or []]
         result = TaskFinished.from_json(base_result, state=TaskState.MERGED.value, exit_code=0, merge=merge_info,
                                         conflicts=[], replayed=False, notes=notes)
+        # The event in the record's own transaction: a process killed between two writes left a task
+        # merged with no `task.merged` (found under load in tests/fanout/test_resume.py's SIGKILLed runner:
+        # the timeline and the integration branch's last recorded tip read those events).
         self.store.update_task(run.run_id, task.task_id, state=TaskState.MERGED,
-                               result=result.to_json() | self._carry(task), holder=self._fence(run.run_id, task.task_id))
+                               result=result.to_json() | self._carry(task), holder=self._fence(run.run_id, task.task_id),
+                               event=("task.merged", merge_info))
         crash_point("merge.after_record")
-        self.store.log_event(run.run_id, task.task_id, "task.merged", merge_info)
         self._drop_worktree(task, ended=not ports_released)
         self.reporter.event("task.merged", run=run.run_id, task=task.task_id, commit=new_tip)
         self.reporter.event("task.closed", run=run.run_id, task=task.task_id, state=TaskState.MERGED.value,

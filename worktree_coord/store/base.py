@@ -88,9 +88,12 @@ class Store(Protocol):
     def list_tasks(self, run_id: str | None = None, states: Iterable[TaskState] | None = None) -> list[TaskRecord]: ...
 
     def update_task(self, run_id: str, task_id: str, *, expect: Iterable[TaskState] | None = None,
-                    holder: tuple[str, str] | None = None, **fields: Any) -> bool:
+                    holder: tuple[str, str] | None = None, event: tuple[str, dict[str, Any]] | None = None,
+                    **fields: Any) -> bool:
         """Set fields (state, worktree, head, result, finished_at, boundary); when `expect` is given,
-        only if the current state is one of them. Returns whether a row changed.
+        only if the current state is one of them. Returns whether a row changed. `event` (kind, data):
+        logged in the same transaction when the row changed (a state and the event saying so are
+        never one without the other, whatever kills the process between them).
 
         With `holder` (lease name, owner) the write is fenced: it happens only while that owner
         holds that lease, in the same transaction; otherwise LeaseLost is raised and nothing

@@ -186,7 +186,8 @@ class SQLStore:
     _TASK_FIELDS = {"state", "worktree", "head", "result", "finished_at", "boundary", "author", "branch"}
 
     def update_task(self, run_id: str, task_id: str, *, expect: Iterable[TaskState] | None = None,
-                    holder: tuple[str, str] | None = None, **fields: Any) -> bool:
+                    holder: tuple[str, str] | None = None, event: tuple[str, dict[str, Any]] | None = None,
+                    **fields: Any) -> bool:
         unknown = set(fields) - self._TASK_FIELDS
         if unknown:
             raise ValueError(f"unknown task fields {sorted(unknown)}")
@@ -209,7 +210,12 @@ class SQLStore:
                                      {"name": holder[0]}).fetchone()
                 check_fence(holder, row["owner"] if row else None)
             cursor.execute(sql, params)
-            return cursor.rowcount == 1
+            changed = cursor.rowcount == 1
+            if changed and event is not None:
+                cursor.execute("INSERT INTO wtc_events(at, run_id, task_id, kind, data)"
+                               " VALUES (:now, :run_id, :task_id, :kind, :data)",
+                               {"run_id": run_id, "task_id": task_id, "kind": event[0], "data": dumps(event[1])})
+            return changed
 
     def delete_task(self, run_id: str, task_id: str) -> None:
         with self._tx() as cursor:
