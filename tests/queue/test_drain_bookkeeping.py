@@ -179,3 +179,41 @@ def test_a_drain_with_a_workspace_root_still_orders_by_its_packages(tmp_path):
     order = [row["task"] for row in report.tasks]
     assert order.index("a") < order.index("b"), order
     assert {row["state"] for row in report.tasks} == {"merged"}
+
+
+def test_a_drain_takes_its_waiting_tasks_leases_in_one_write_and_skips_one_held_elsewhere(tmp_path, monkeypatch):
+    """The free leases of every waiting task are taken in one store write and given back in one
+    (two writes for the drain, where each task's lease cost two); a task whose lease a live process
+    holds is still asked for alone and reported in progress while the others merge."""
+    from worktree_coord.store import leases
+    from worktree_coord.store.sqlite import SQLiteStore
+
+    repo = make_repo(tmp_path / "repo", PY_FILES)
+    _finished(repo, ("a", "b", "c"))
+    alone: list[str] = []
+    real = SQLiteStore.acquire_lease
+
+    def one(self: SQLiteStore, name: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+        alone.append(name)
+        return real(self, name, *args, **kwargs)
+
+    with Coordinator(repo) as coord:
+        location = coord.store.location
+    holder = subprocess.Popen([sys.executable, "-c", (   # b's lease held by a live process (its own finish)
+        "import time\n"
+        "from worktree_coord.store import leases, SQLiteStore\n"
+        f"with leases.hold(SQLiteStore({location!r}), 'task:r1/b', timeout=5):\n"
+        "    print('held', flush=True)\n"
+        "    time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        monkeypatch.setattr(SQLiteStore, "acquire_lease", one)
+        with Coordinator(repo) as coord:
+            report = coord.merge("r1")
+            left = {lease.name for lease in coord.store.list_leases()}
+    finally:
+        holder.kill()
+        holder.wait()
+    assert {row["task"]: row["state"] for row in report.tasks} == {"a": "merged", "b": "in_progress", "c": "merged"}
+    assert alone == [leases.task_lease("r1", "b")]
+    assert left == {leases.task_lease("r1", "b")}, "the drain gave back what it took, and only that"

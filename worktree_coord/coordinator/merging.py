@@ -760,11 +760,18 @@ class MergeOperations(CoordinatorBase):
 
         with contextlib.ExitStack() as held, index.held():
             held.enter_context(heavy)
+            # Every waiting task's lease that is free taken at once (one store write for all, and
+            # one to give them back at the drain's end, when each was given back before); a lease
+            # another process holds is asked for alone, as before: taken from a dead holder, else
+            # the task is in progress elsewhere.
+            names = [leases.task_lease(run.run_id, task.task_id) for task in waiting]
+            free = set(held.enter_context(leases.hold_free(self.store, names)))
             try:
                 for number, task in enumerate(waiting):
                     try:
-                        held.enter_context(leases.hold(self.store, leases.task_lease(run.run_id, task.task_id),
-                                                       timeout=0, what=f"task {task.task_id}"))
+                        if names[number] not in free:
+                            held.enter_context(leases.hold(self.store, names[number], timeout=0,
+                                                           what=f"task {task.task_id}"))
                     except BusyError as busy:
                         rows.append(_in_progress_row(task.task_id, busy))
                         continue
