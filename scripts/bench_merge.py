@@ -424,8 +424,10 @@ def _run_here(method: str, gen: Path, work: Path, tasks: int) -> dict:
         _own_state(work)
     shutil.rmtree(work, ignore_errors=True)
     # A fresh copy (symlinks as links: a run's worktree folders hold none): no method finds objects
-    # another one wrote.
-    shutil.copytree(gen, work, symlinks=True)
+    # another one wrote. `cp -a` keeps hard links: the wtc-merge run's port leases (bench-state/ports)
+    # are one file a lease with a name a port, as wtc writes them; shutil.copytree made each name a
+    # file of its own, and the drain's release read ten files a task where wtc reads one.
+    subprocess.run(["cp", "-a", str(gen), str(work)], check=True)
     before = _speed()
     try:
         res = _method(method, work, tasks)

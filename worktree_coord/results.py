@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from . import lean_dataclasses  # noqa: F401  (first: dataclasses without inspect)
 import dataclasses  # noqa: E402
+import functools  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, dataclass_transform
 
@@ -61,7 +62,37 @@ def result_class(cls: type[T]) -> type[T]:
     made = dataclass(init=False, repr=False, eq=False)(cls)
     made._init_plan = tuple((f.name, f.default, f.default_factory)  # type: ignore[attr-defined]
                             for f in dataclasses.fields(made) if f.init)
+    made._field_names = tuple(f.name for f in dataclasses.fields(made))  # type: ignore[attr-defined]
     return made
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain(value: Any) -> Any:
+    """A copy of a JSON value as `dataclasses.asdict` makes it (dicts, lists and tuples copied,
+    their atoms shared), without its generic walk: asdict asks every value whether it is a
+    dataclass, a named tuple, a list or a dict, and deep-copies each string through `copy`. A
+    finish's or a drain's record serialises a result of ~60 nested values (asdict was 5.5% of a
+    200-merge drain's profile, the largest of its bookkeeping). Anything else goes the way asdict
+    takes it."""
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is dict:
+        return {key if type(key) in _ATOMS else _plain(key): _plain(item) for key, item in value.items()}
+    if kind is list:
+        return [_plain(item) for item in value]
+    if kind is tuple:
+        return tuple([_plain(item) for item in value])
+    return dataclasses.asdict(_carrier()(value))["value"]   # anything else (a named tuple...) as asdict copies it
+
+
+@functools.cache
+def _carrier() -> type:
+    """A dataclass of one field, `value`, for asdict's own copy of what `_plain` leaves to it; made
+    when first needed (a dataclass compiles its methods: no call pays that at import)."""
+    return dataclasses.make_dataclass("_Carrier", [("value", Any)])
 
 
 @result_class
@@ -72,6 +103,7 @@ class Result(FrozenValue):
     exit_code: int = 0
     replayed: bool = False
     _init_plan: ClassVar[tuple[tuple[str, Any, Any], ...]] = ()
+    _field_names: ClassVar[tuple[str, ...]] = ()
     if TYPE_CHECKING:   # what dataclasses.fields/asdict ask of a dataclass (set by result_class at run time)
         __dataclass_fields__: ClassVar[dict[str, Any]]
 
@@ -98,12 +130,12 @@ class Result(FrozenValue):
             raise TypeError(f"{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
 
     def to_json(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        return data
+        """The fields as `dataclasses.asdict` gives them (a deep copy of the JSON values)."""
+        return {name: _plain(getattr(self, name)) for name in self._field_names}
 
     @classmethod
     def from_json(cls: type[T], data: dict[str, Any], **overrides: Any) -> T:
-        names = {f.name for f in dataclasses.fields(cls)}
+        names = cls._field_names   # type: ignore[attr-defined]
         values = {k: v for k, v in data.items() if k in names}
         values.update(overrides)
         return cls(**values)

@@ -131,3 +131,89 @@ def test_a_release_keeps_a_name_in_the_range_that_links_another_lease(tmp_path):
     os.link(tmp_path / "other", folder / str(first + 3))
     release_many(store, [("r1", "a", first, last)], timeout=5)
     assert sorted(os.listdir(folder)) == [str(first + 3)]
+
+
+def test_a_drain_without_a_workspace_root_lists_no_tree_and_takes_one_heavy_place(tmp_path, monkeypatch):
+    """The drain's order asks the pin for workspace packages: with no root manifest at the top
+    (package.json, Cargo.toml, pyproject.toml) it lists no tree (a `git ls-tree -r` of every path
+    of the pin: 20,000 lines at bench_merge's size). And its run of merges holds one place in the
+    machine's heavy-work queue, not one a merge (three store writes each)."""
+    from worktree_coord.store.sqlite import SQLiteStore
+
+    repo = make_repo(tmp_path / "repo", PY_FILES)
+    _finished(repo, ("c", "a", "b"))
+    listed: list[str] = []
+    tickets: list[str] = []
+    real_paths, real_enqueue = GitRepo.tree_paths, SQLiteStore.enqueue
+
+    def paths(self: GitRepo, sha: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+        listed.append(sha)
+        return real_paths(self, sha, *args, **kwargs)
+
+    def enqueue(self: SQLiteStore, kind: str, owner: str) -> int:
+        tickets.append(kind)
+        return real_enqueue(self, kind, owner)
+
+    monkeypatch.setattr(GitRepo, "tree_paths", paths)
+    monkeypatch.setattr(SQLiteStore, "enqueue", enqueue)
+    with Coordinator(repo) as coord:
+        report = coord.merge("r1")
+        assert coord.store.queue_entries(tickets[0]) == [], "the place is given back"
+    assert [(row["task"], row["state"]) for row in report.tasks] == [("c", "merged"), ("a", "merged"), ("b", "merged")]
+    assert listed == []
+    assert len(tickets) == 1 and tickets[0].startswith("heavy@")
+
+
+def test_a_drain_with_a_workspace_root_still_orders_by_its_packages(tmp_path):
+    """The root manifest looked up first does not lose the order: with npm workspaces, a task of a
+    package another waiting task's package depends on merges first."""
+    files = dict(PY_FILES)
+    files["package.json"] = '{"name": "root", "private": true, "workspaces": ["pkg/*"]}\n'
+    for name in ("a", "b", "c", "d"):
+        deps = {"b": ', "dependencies": {"a": "*"}'}.get(name, "")
+        files[f"pkg/{name}/package.json"] = f'{{"name": "{name}", "version": "1.0.0"{deps}}}\n'
+    repo = make_repo(tmp_path / "repo", files)
+    _finished(repo, ("b", "c", "a"))
+    with Coordinator(repo) as coord:
+        report = coord.merge("r1")
+    order = [row["task"] for row in report.tasks]
+    assert order.index("a") < order.index("b"), order
+    assert {row["state"] for row in report.tasks} == {"merged"}
+
+
+def test_a_drain_takes_its_waiting_tasks_leases_in_one_write_and_skips_one_held_elsewhere(tmp_path, monkeypatch):
+    """The free leases of every waiting task are taken in one store write and given back in one
+    (two writes for the drain, where each task's lease cost two); a task whose lease a live process
+    holds is still asked for alone and reported in progress while the others merge."""
+    from worktree_coord.store import leases
+    from worktree_coord.store.sqlite import SQLiteStore
+
+    repo = make_repo(tmp_path / "repo", PY_FILES)
+    _finished(repo, ("a", "b", "c"))
+    alone: list[str] = []
+    real = SQLiteStore.acquire_lease
+
+    def one(self: SQLiteStore, name: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+        alone.append(name)
+        return real(self, name, *args, **kwargs)
+
+    with Coordinator(repo) as coord:
+        location = coord.store.location
+    holder = subprocess.Popen([sys.executable, "-c", (   # b's lease held by a live process (its own finish)
+        "import time\n"
+        "from worktree_coord.store import leases, SQLiteStore\n"
+        f"with leases.hold(SQLiteStore({location!r}), 'task:r1/b', timeout=5):\n"
+        "    print('held', flush=True)\n"
+        "    time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        monkeypatch.setattr(SQLiteStore, "acquire_lease", one)
+        with Coordinator(repo) as coord:
+            report = coord.merge("r1")
+            left = {lease.name for lease in coord.store.list_leases()}
+    finally:
+        holder.kill()
+        holder.wait()
+    assert {row["task"]: row["state"] for row in report.tasks} == {"a": "merged", "b": "in_progress", "c": "merged"}
+    assert alone == [leases.task_lease("r1", "b")]
+    assert left == {leases.task_lease("r1", "b")}, "the drain gave back what it took, and only that"

@@ -869,3 +869,15 @@ def _second_finish_of_a_source_edit(repo: Path) -> None:
     (core / "t2" / "packages" / "core" / "extra.py").write_text("VALUE = 2\n")
     subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "t2", "--run", "r1"], cwd=repo,
                    check=True, capture_output=True, env=env)
+
+
+def test_a_finish_of_a_code_edit_loads_no_consolidation_intent_records(repo: Path) -> None:
+    """A finish asks whether the task edited a manifest (its intents, its notes on an unreadable one)
+    by the file's name alone (consolidate/lockfile_names.py): a task that edited code loads neither
+    consolidate/names.py nor intent.py's records and enums (~1 ms of every finish); a finish of a
+    manifest edit still reads them, where they derive its intents."""
+    task_with_one_edit(repo, dict(os.environ, WTC_NO_SERVE="1"), source="packages/core/lib.py")
+    modules = imported(repo, "task", "finish", "t1", "--run", "r1")
+    assert "worktree_coord.merge.tree" in modules   # it merged
+    assert not modules & {"worktree_coord.consolidate.names", "worktree_coord.consolidate.intent"}, \
+        sorted(modules & {"worktree_coord.consolidate.names", "worktree_coord.consolidate.intent"})

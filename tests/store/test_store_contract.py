@@ -277,6 +277,21 @@ def test_leases_are_free_ours_or_stolen_from_a_named_owner(store):
     assert store.get_lease("L") is None and store.list_leases() == []
 
 
+def test_leases_taken_and_given_back_together_are_each_free_or_ours(store):
+    """A drain's waiting tasks' leases in one write each way: a free one or the caller's own is
+    taken (in the order asked), another owner's is left to it, and only the caller's go back."""
+    store.acquire_lease("B", "other", 60)
+    store.acquire_lease("C", "a", 60)
+    assert store.acquire_leases(["A", "B", "C", "D"], "a", 60) == ["A", "C", "D"]
+    assert {lease.name: lease.owner for lease in store.list_leases()} == {"A": "a", "B": "other", "C": "a", "D": "a"}
+    assert store.acquire_leases(["A", "B"], "z", 60) == []
+    assert store.acquire_leases([], "a", 60) == []
+    store.release_leases(["A", "B", "C"], "a")
+    assert {lease.name: lease.owner for lease in store.list_leases()} == {"B": "other", "D": "a"}
+    store.release_leases([], "a")
+    assert store.get_lease("D").expires_at > time.time() + 30
+
+
 def test_heartbeats_start_renew_expire_and_end(store):
     assert store.owner_expired("x") is True, "no heartbeat reads as expired"
     # x's heartbeat and lease are short beside the renewal's 60 s, long enough that a loaded machine

@@ -1,8 +1,12 @@
-"""The lockfiles consolidation knows, by file name, with their ecosystem's name: the boundary's
-reserved lockfiles (boundary/manifest.py, read by every `wtc task start`) need the names alone,
-without the intent records and enums of names.py and intent.py (~3-4 ms of a start, issue 36)."""
+"""The lockfiles and manifests consolidation knows, by file name, with their ecosystem's name: the
+boundary's reserved lockfiles (boundary/manifest.py, read by every `wtc task start`) and a finish's
+"did the task edit a manifest?" need the names alone, without the intent records and enums of
+names.py and intent.py (~3-4 ms of a start, ~1 ms of every finish: issue 36)."""
 
 from __future__ import annotations
+
+import posixpath
+import re
 
 # file name -> consolidate.intent.Ecosystem's value (names.LOCKFILES holds the enum members)
 LOCKFILE_ECOSYSTEMS: dict[str, str] = {
@@ -20,6 +24,29 @@ LOCKFILE_ECOSYSTEMS: dict[str, str] = {
     "pixi.lock": "pixi",
     "gradle.lockfile": "gradle",
 }
+
+# Manifest file name -> (format, its default ecosystem's value); requirements files match
+# REQUIREMENTS instead (names.MANIFESTS holds the enum members).
+MANIFEST_FORMATS: dict[str, tuple[str, str]] = {
+    "package.json": ("package.json", "npm"),
+    "Cargo.toml": ("cargo", "cargo"),
+    "pyproject.toml": ("pyproject", "uv"),
+    "go.mod": ("go.mod", "go"),
+    "go.work": ("go.work", "go"),
+    "pnpm-workspace.yaml": ("pnpm-workspace", "pnpm"),
+    "pixi.toml": ("pixi", "pixi"),
+    "pom.xml": ("pom", "maven"),
+    "libs.versions.toml": ("gradle-catalog", "gradle"),   # Gradle's version catalog, gradle/ of its build
+}
+REQUIREMENTS = re.compile(r"requirements.*\.(txt|in)")
+
+
+def is_manifest(path: str) -> bool:
+    """True for a manifest consolidation can read (package.json, Cargo.toml, go.mod, ...), by its
+    name (names.classify_path's answer, without the intent records)."""
+    base = posixpath.basename(path)
+    return base not in LOCKFILE_ECOSYSTEMS and (base in MANIFEST_FORMATS or REQUIREMENTS.fullmatch(base) is not None)
+
 
 # Lockfiles of ecosystems consolidation does not relock, by file name: (the tool, how to regenerate
 # the lockfile from its manifests). Not reserved, so a task's edit to one merges as text like code,

@@ -8,28 +8,21 @@ instead of copies of them. Input: a repo-relative path. Output: a `FileKind`, or
 from __future__ import annotations
 
 import posixpath
-import re
 
 from worktree_coord.consolidate.intent import Ecosystem
-from worktree_coord.consolidate.lockfile_names import LOCKFILE_ECOSYSTEMS
+from worktree_coord.consolidate.lockfile_names import LOCKFILE_ECOSYSTEMS, MANIFEST_FORMATS, REQUIREMENTS, is_manifest
 
 from ..frozen import value_class
+
+# is_manifest answers by name alone (lockfile_names.py: a finish asks it without the intent records)
+__all__ = ["LOCKFILES", "LOCKED_BY", "MANIFESTS", "REQUIREMENTS", "FileKind", "classify_path", "is_manifest",
+           "own_lockfiles"]
 
 LOCKFILES: dict[str, Ecosystem] = {name: Ecosystem(value) for name, value in LOCKFILE_ECOSYSTEMS.items()}
 
 # Manifest file name -> (format, default ecosystem); requirements files match REQUIREMENTS instead.
-MANIFESTS: dict[str, tuple[str, Ecosystem]] = {
-    "package.json": ("package.json", Ecosystem.NPM),
-    "Cargo.toml": ("cargo", Ecosystem.CARGO),
-    "pyproject.toml": ("pyproject", Ecosystem.UV),
-    "go.mod": ("go.mod", Ecosystem.GO),
-    "go.work": ("go.work", Ecosystem.GO),
-    "pnpm-workspace.yaml": ("pnpm-workspace", Ecosystem.PNPM),
-    "pixi.toml": ("pixi", Ecosystem.PIXI),
-    "pom.xml": ("pom", Ecosystem.MAVEN),
-    "libs.versions.toml": ("gradle-catalog", Ecosystem.GRADLE),   # Gradle's version catalog, gradle/ of its build
-}
-REQUIREMENTS = re.compile(r"requirements.*\.(txt|in)")
+MANIFESTS: dict[str, tuple[str, Ecosystem]] = {name: (form, Ecosystem(value))
+                                               for name, (form, value) in MANIFEST_FORMATS.items()}
 
 # Manifest format -> the ecosystems whose lockfile locks it (a package.json: npm's, pnpm's, Yarn's or
 # Bun's). A lockfile of any other ecosystem beside a manifest is not its lock: a package-lock.json of
@@ -73,9 +66,3 @@ def own_lockfiles(manifest: str) -> tuple[str, ...]:
     kind = classify_path(manifest)
     locked_by = LOCKED_BY.get(kind.format, frozenset()) if kind is not None else frozenset()
     return tuple(name for name, ecosystem in LOCKFILES.items() if ecosystem in locked_by)
-
-
-def is_manifest(path: str) -> bool:
-    """True for a manifest consolidation can read (package.json, Cargo.toml, go.mod, ...)."""
-    kind = classify_path(path)
-    return kind is not None and kind.kind == "manifest"

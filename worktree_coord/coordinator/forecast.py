@@ -333,7 +333,7 @@ class ForecastOperations(CoordinatorBase):
         (base._disjoint_member_ranges). One derivation, with the owned changes, as finish does:
         owned member manifests only add relock intents (no refusal comes of them), so the refusals
         are the reserved edits' alone."""
-        from ..consolidate.names import is_manifest
+        from ..consolidate.lockfile_names import is_manifest
 
         owned_manifests = any(is_manifest(c.path) for c in report.owned)
         if violations or not (report.reserved or owned_manifests):

@@ -726,9 +726,15 @@ class MergeOperations(CoordinatorBase):
         # The merge index's disk writes (merge_index.py) wait for the drain's end: one transaction
         # for the symbols its checks parsed, and the last tip's changes and tables only.
         index = shared_index(index_folder(self.git.repo))
+        # The drain's place in the machine's queue for heavy work: taken at its first merge and held
+        # over the merges that follow, given back when what they built is published (before the
+        # records, and before a task merged alone takes its own). One place for the run of merges
+        # a drain is, not one a merge: each taking is three store writes (enqueue, admit, leave).
+        heavy = contextlib.ExitStack()
 
         def publish() -> None:
             nonlocal drain
+            heavy.close()
             if drain is None:
                 return
             try:
@@ -756,11 +762,19 @@ class MergeOperations(CoordinatorBase):
                                     done=len(results), total=len(waiting))
 
         with contextlib.ExitStack() as held, index.held():
+            held.enter_context(heavy)
+            # Every waiting task's lease that is free taken at once (one store write for all, and
+            # one to give them back at the drain's end, when each was given back before); a lease
+            # another process holds is asked for alone, as before: taken from a dead holder, else
+            # the task is in progress elsewhere.
+            names = [leases.task_lease(run.run_id, task.task_id) for task in waiting]
+            free = set(held.enter_context(leases.hold_free(self.store, names)))
             try:
                 for number, task in enumerate(waiting):
                     try:
-                        held.enter_context(leases.hold(self.store, leases.task_lease(run.run_id, task.task_id),
-                                                       timeout=0, what=f"task {task.task_id}"))
+                        if names[number] not in free:
+                            held.enter_context(leases.hold(self.store, names[number], timeout=0,
+                                                           what=f"task {task.task_id}"))
                     except BusyError as busy:
                         rows.append(_in_progress_row(task.task_id, busy))
                         continue
@@ -787,15 +801,15 @@ class MergeOperations(CoordinatorBase):
                                 out.update(outcome_of(done))
                             else:
                                 if drain is None:
+                                    heavy.enter_context(self._heavy("merge"))
                                     drain = self._integrator().drain(ref, publish=self._publisher(run),
                                                                      message=f"wtc: merge drain of run {run.run_id}",
                                                                      signature=queue.signature(),
                                                                      tasks=len(waiting) - number)
-                                with self._heavy("merge"):
-                                    outcome = drain.merge(self._mergeable(task), run.base,
-                                                          message=self._merge_message(run, task), author=queue.signature(),
-                                                          resolve=queue.integration_resolver(run.run_id, task.task_id),
-                                                          **self._semantic(run, task))
+                                outcome = drain.merge(self._mergeable(task), run.base,
+                                                      message=self._merge_message(run, task), author=queue.signature(),
+                                                      resolve=queue.integration_resolver(run.run_id, task.task_id),
+                                                      **self._semantic(run, task))
                                 self._report_merge(outcome, out)
                                 out.update(state="candidate" if outcome.state is IntegrationState.MERGED
                                            else outcome.state.value, conflicts=[{"kind": c.kind} for c in outcome.conflicts])
@@ -838,13 +852,15 @@ class MergeOperations(CoordinatorBase):
         return packages
 
     def _read_packages(self, run: RunRecord) -> list[queue.Package]:
+        if not any(self.git.file_id_at(run.base, root) for root in _WORKSPACE_ROOTS):
+            # No workspace's root manifest at the top: no packages, so the tree is not listed (a
+            # `git ls-tree -r` of 20,000 paths and their parse, ~50 ms of a first drain), consolidate/
+            # (and networkx, ~0.8 s) is not imported and no manifest is copied out. Three lookups
+            # in the root tree, which the drain's merges read anyway.
+            return []
         wanted = {"package.json", "Cargo.toml", "pyproject.toml", "pnpm-workspace.yaml"}
         manifests = [path for path in self.git.tree_paths(run.base)
                      if posixpath.basename(path) in wanted and "node_modules/" not in path]
-        if not set(manifests) & set(_WORKSPACE_ROOTS):
-            # No workspace's root manifest at the top: no packages, so consolidate/ (and networkx,
-            # ~0.8 s of a first drain's CPU) is not imported and no manifest is copied out.
-            return []
         import tempfile
         from . import merge_queue as queue
         from ..consolidate import discover_workspace

@@ -588,8 +588,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     violations += self._large_committed_files(run, task, since, tip)
                     reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
                                 for c in report.reserved]
-                    # consolidation's names (and its intent records) load here: a start needs neither
-                    from ..consolidate.names import is_manifest
+                    # by name alone (lockfile_names.py): the intent records load only for a manifest edited
+                    from ..consolidate.lockfile_names import is_manifest
 
                     if not violations and (report.reserved or any(is_manifest(c.path) for c in report.owned)):
                         from ..check.reserved_edits import derive_task_intents
@@ -674,7 +674,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         unread = self._names_unread(run, changes)
         notes += [unread.note()] if unread else []
         notes += self._syntax_notes(changes)
-        from ..consolidate.names import is_manifest
+        from ..consolidate.lockfile_names import is_manifest
 
         if any(is_manifest(c.path) for c in changes):
             from ..check.reserved_edits import unreadable_manifest_notes

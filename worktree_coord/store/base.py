@@ -16,7 +16,7 @@ seen at once from its pid; elsewhere, from a heartbeat that expired by the store
 from __future__ import annotations
 
 import enum
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from ..errors import LeaseLost
 from ..frozen import value_class
@@ -126,9 +126,16 @@ class Store(Protocol):
         """Take the lease if free, already ours, or held by `steal_from` (an owner the caller found
         dead or expired). Returns the lease held afterwards, or None when another owner holds it."""
 
+    def acquire_leases(self, names: Sequence[str], owner: str, ttl: float) -> list[str]:
+        """`acquire_lease` of each name (none stolen) in one write transaction: the names whose
+        lease `owner` holds afterwards, in the given order (a drain takes its waiting tasks')."""
+
     def get_lease(self, name: str) -> Lease | None: ...
 
     def release_lease(self, name: str, owner: str) -> None: ...
+
+    def release_leases(self, names: Sequence[str], owner: str) -> None:
+        """`release_lease` of each name in one write transaction."""
 
     def list_leases(self) -> list[Lease]: ...
 

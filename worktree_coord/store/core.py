@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..errors import BusyError
 from ..model import Boundary, RunRecord, RunState, TaskRecord, TaskState, dumps
@@ -28,6 +28,13 @@ from .base import Claim, ClaimStatus, IdempotencyRecord, Lease, check_fence
 from .dialect import Dialect
 
 _LEASE_COLUMNS = "name, owner, acquired_at, expires_at"
+# A lease taken when free, renewed when the owner's already, or taken over from `:steal` (an owner
+# found dead or expired; NULL: from nobody).
+_ACQUIRE = ("INSERT INTO wtc_leases(name, owner, acquired_at, expires_at)"
+            " SELECT :name, :owner, now.t, now.t + :ttl FROM (SELECT :now AS t) now WHERE TRUE"
+            " ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, acquired_at = excluded.acquired_at,"
+            " expires_at = excluded.expires_at"
+            " WHERE wtc_leases.owner = excluded.owner OR wtc_leases.owner = :steal")
 
 
 class Statements:
@@ -308,15 +315,19 @@ class SQLStore:
         """Take the lease when it is free, ours already (renewed), or held by `steal_from`."""
         params = {"name": name, "owner": owner, "ttl": ttl, "steal": steal_from}
         with self._tx() as cursor:
-            row = self._written_row(
-                cursor,
-                "INSERT INTO wtc_leases(name, owner, acquired_at, expires_at)"
-                " SELECT :name, :owner, now.t, now.t + :ttl FROM (SELECT :now AS t) now WHERE TRUE"
-                " ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, acquired_at = excluded.acquired_at,"
-                " expires_at = excluded.expires_at"
-                " WHERE wtc_leases.owner = excluded.owner OR wtc_leases.owner = :steal",
-                params, _LEASE_COLUMNS, f"SELECT {_LEASE_COLUMNS} FROM wtc_leases WHERE name = :name")
+            row = self._written_row(cursor, _ACQUIRE, params, _LEASE_COLUMNS,
+                                    f"SELECT {_LEASE_COLUMNS} FROM wtc_leases WHERE name = :name")
             return Lease(**row) if row else None
+
+    def acquire_leases(self, names: Sequence[str], owner: str, ttl: float) -> list[str]:
+        taken = []
+        with self._tx() as cursor:
+            for name in names:
+                params = {"name": name, "owner": owner, "ttl": ttl, "steal": None}
+                if self._written_row(cursor, _ACQUIRE, params, "name",
+                                     "SELECT name FROM wtc_leases WHERE name = :name") is not None:
+                    taken.append(name)
+        return taken
 
     def get_lease(self, name: str) -> Lease | None:
         rows = self._read(f"SELECT {_LEASE_COLUMNS} FROM wtc_leases WHERE name = :name", {"name": name})
@@ -324,6 +335,14 @@ class SQLStore:
 
     def release_lease(self, name: str, owner: str) -> None:
         self.delete_lease(name, owner)
+
+    def release_leases(self, names: Sequence[str], owner: str) -> None:
+        if not names:
+            return
+        params: dict[str, Any] = {"owner": owner}
+        with self._tx() as cursor:
+            cursor.execute(f"DELETE FROM wtc_leases WHERE owner = :owner AND {in_list('name', 'name', names, params)}",
+                           params)
 
     def list_leases(self) -> list[Lease]:
         return [Lease(**r) for r in self._read(f"SELECT {_LEASE_COLUMNS} FROM wtc_leases ORDER BY name")]

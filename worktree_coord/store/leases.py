@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from ..errors import BusyError, StoreUnavailable
 from . import heartbeat
@@ -104,3 +104,21 @@ def hold(store: Store, name: str, *, timeout: float, ttl: float | None = None, w
             # block's own error is the one to report.
             with contextlib.suppress(StoreUnavailable):
                 store.release_lease(name, me)
+
+
+@contextlib.contextmanager
+def hold_free(store: Store, names: Sequence[str]) -> Iterator[list[str]]:
+    """Hold, for the duration of the block, those of the leases `names` that are free or this
+    process's already, taken in one write transaction and given back in one (a drain's waiting
+    tasks: two store writes for the run, not two a task). Yields the names held, in order; a
+    name another owner holds is not waited for nor taken over here: the caller takes it with
+    `hold` (which takes it from a dead owner, or says who holds it)."""
+    me = str(current_owner())
+    keeper = heartbeat.keeper(store, me)
+    with keeper.keeping():
+        taken = store.acquire_leases(list(names), me, keeper.ttl)
+        try:
+            yield taken
+        finally:
+            with contextlib.suppress(StoreUnavailable):   # as `hold`: the leases go with this process
+                store.release_leases(taken, me)
