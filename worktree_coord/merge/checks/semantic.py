@@ -810,14 +810,16 @@ class _Check:
                 if reference.kind == "import" and reference.name in reported and not self.every_use:
                     continue   # the file's calls of it are reported already: its import is one more line to fix
                 gone = [by_key[key] for target in targets if (key := _removal_key(target)) in by_key]
-                if any(_removal_key(target) not in by_key and self.answered_in_merged(target, gone) for target in targets):
+                if any(_removal_key(target) not in by_key and self.answered_in_merged(target, gone)
+                       and self.seen_in_merged(target, path, reference) for target in targets):
                     continue   # another file the use may mean defines it (a package moved: Go's vendor/)
                 for target in targets:
                     removal = by_key.get(_removal_key(target))
                     starred = target[1] == STARRED
                     if removal is not None and removal.path != path and self.file_local(removal):
                         continue   # C's `static`: its own file's name, whatever another file calls so
-                    if removal is not None and removal.path != path and not self.namespace_sees(removal, path, reference):
+                    if removal is not None and removal.path != path and not self.namespace_sees(
+                            removal.path, "base", removal.definition, path, reference):
                         continue   # C#: a name of a namespace the use neither stands in, imports nor spells
                     if removal is not None and self.broken(removal, used_side, starred):
                         reported.add(reference.name)
@@ -876,6 +878,21 @@ class _Check:
         found = self.symbols(target[0], "merged", uses=False)
         return found is not None and all(answers(found, self.files[target[0]].merged, removal.definition,
                                                  self.files[removal.path].base) for removal in removals)
+
+    def seen_in_merged(self, target: tuple[str, tuple[str, ...], str], path: str, reference: Reference) -> bool:
+        """Whether the use `reference` of the merged `path` sees a definition the merged `target`
+        file holds of the target's name, where a package's namespaces do not nest (Kotlin: a
+        `serialize` of another package answers no use of the renamed one, unless the user imports
+        it); always elsewhere."""
+        other, container, name = target
+        profile = semantic_profile(other)
+        if profile is None or not profile.semantic.namespaces or profile.semantic.namespaces_nest \
+                or semantic_profile(path) is not profile or other == path:
+            return True
+        found = self.symbols(other, "merged", uses=False)
+        return found is not None and any(
+            self.namespace_sees(other, "merged", d, path, reference)
+            for d in found.definitions if d.container == container and d.name == name)
 
     def defined_in_merged(self, target: tuple[str, tuple[str, ...], str]) -> bool:
         path, container, name = target
@@ -1577,6 +1594,9 @@ class _Check:
                 # another. Where the caller reads them, they say; where not, nothing can, and the
                 # use stands reported (never a clean merge nobody checked).
                 return not self.defined_outside(removal.path, definition)
+            # (Kotlin, packages that do not nest: only a definition of the same package answers, a
+            # `serialize` of another package is not the one its users import)
+            home = self.home(removal.path, "base", definition) if rules.namespaces and not rules.namespaces_nest else None
             for other in self.package_files(removal.path):
                 # (C: a header declared it at the base as well as the file defining it; only one
                 # still standing in the merged tree answers a use)
@@ -1584,7 +1604,9 @@ class _Check:
                     found = self.symbols(other, which, uses=False)
                     if found is not None and (answers(found, self.files[other].version(which), definition,
                                                       self.files[removal.path].base) if linked
-                                              else found.binds(definition.container, definition.name)):
+                                              else found.binds(definition.container, definition.name)) \
+                            and (home is None or any(self.home(other, which, d) == home for d in found.definitions
+                                                     if (d.container, d.name) == (definition.container, definition.name))):
                         return False   # defined in another file of the package (moved, or a build variant)
             if linked and not self.complete:
                 # (C: the merge's files are those that spell the name, the left-behind look's; a
@@ -1625,16 +1647,19 @@ class _Check:
                 for name in self.namespace_facts(path, "merged").global_usings)
         return self._global_usings
 
-    def namespace_sees(self, removal: _Removal, path: str, reference: Reference) -> bool:
-        """Whether the use `reference` in the merged `path` sees the removed definition through
-        the namespaces (profile `namespaces`, C#): always where the language has none."""
-        profile = semantic_profile(removal.path)
+    def home(self, path: str, which: str, definition: Definition) -> str:
+        """The namespace `definition` (of `path`'s version `which`) stands in (namespaces.defined_in)."""
+        return namespaces.defined_in(self.namespace_facts(path, which), self.files[path].version(which) or b"",
+                                     definition.start_byte, definition.end_byte, definition.kind)
+
+    def namespace_sees(self, defining: str, which: str, definition: Definition, path: str, reference: Reference) -> bool:
+        """Whether the use `reference` in the merged `path` sees `definition` (of `defining`'s
+        version `which`) through the namespaces (profile `namespaces`: C#, Kotlin): always where the
+        language has none."""
+        profile = semantic_profile(defining)
         if profile is None or not profile.semantic.namespaces or semantic_profile(path) is not profile:
             return True
-        definition = removal.definition
-        base = self.files[removal.path].base or b""
-        home = namespaces.defined_in(self.namespace_facts(removal.path, "base"), base,
-                                     definition.start_byte, definition.end_byte, definition.kind)
+        home = self.home(defining, which, definition)
         qualifier = reference.receiver
         if definition.container and qualifier is not None:
             qualifier = qualifier.rsplit(".", 1)[0] if "." in qualifier else None

@@ -394,6 +394,10 @@ class SemanticRules:
     preprocessor lines and `#else` branches, which the structured merge keeps as members.
     `conditional`: two line patterns, opening and closing a block the preprocessor may compile out
     (C#'s `#if`, `#endif`): a definition inside one is never taken as removed (linked.conditional).
+    `namespaces_nest`: a namespace sees the names of those around it (C#'s `namespace A.B` sees A's),
+    or, false, only its own (Kotlin's package `a.b` sees none of `a`'s; a qualified name is spelled
+    whole). `namespace_keyword`: the word that declares a namespace (`namespace`; Kotlin's
+    `package`), which the left-behind look greps for (check/left_namespaces.py).
     """
 
     tags: tuple[str, ...] = ()
@@ -450,6 +454,8 @@ class SemanticRules:
     partial_parse: bool = False                     # a version with ERROR nodes is read outside them (C's macros): linked.py
     silent: str = ""                                # a query: `@silent` nodes no name inside is a use in (C's `#if X`)
     namespaces: str = ""                            # a query: a file's namespaces and `using`s (C#): namespaces.py
+    namespaces_nest: bool = True                    # a namespace sees its enclosing ones' names (C#), or only its own (Kotlin)
+    namespace_keyword: str = "namespace"            # the word declaring one (`namespace`, Kotlin's `package`): left_namespaces.py
     parse_masks: tuple[str, ...] = ()               # more masks for the semantic reading alone (C#'s `#else` branches)
     conditional: tuple[str, ...] = ()               # line patterns opening and closing a block that may be compiled out (`#if`, `#endif`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
@@ -479,7 +485,8 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name", "all_members", "own_kinds", "file_local",
-                  "included", "partial_parse", "silent", "namespaces", "parse_masks", "conditional"}
+                  "included", "partial_parse", "silent", "namespaces", "namespaces_nest", "namespace_keyword",
+                  "parse_masks", "conditional"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
                    "transparent", "optional", "empty_unknown", "none", "default_tokens"}
@@ -1059,7 +1066,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
             raise ConfigError(f"language profile {source}: semantic.workspace and semantic.workspace_modules go "
                               "together, the pattern with a group (a module's folder), with semantic.root_module",
                               fix='write them like workspace = "go.work" with workspace_modules = "^[ \\t]*(?:use[ \\t]+)?(\\.\\S*)"')
-    for key in ("members_in_scope", "member_imports", "package_types", "partial_parse"):
+    for key in ("members_in_scope", "member_imports", "package_types", "partial_parse", "namespaces_nest"):
         if not isinstance(raw.get(key, False), bool):
             raise ConfigError(f"language profile {source}: semantic.{key} must be true or false")
     return SemanticRules(
@@ -1091,7 +1098,8 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
         included=frozenset(strings("included")),
         partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
-        namespaces=text("namespaces", ""), parse_masks=tuple(_parse_masks(raw, source, "semantic.parse_masks")),
+        namespaces=text("namespaces", ""), namespaces_nest=raw.get("namespaces_nest", True),
+        namespace_keyword=text("namespace_keyword", "namespace"), parse_masks=tuple(_parse_masks(raw, source, "semantic.parse_masks")),
         conditional=_conditional(raw, source),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
