@@ -49,8 +49,8 @@ import tree_sitter
 from ...frozen import value_class
 from .declared_types import nested_type_targets, static_member_targets
 from .duplicates import find_duplicates
-from .linked import (LINKED, answers, conditional, declared_only, error_words, file_local, is_linked, package_key,
-                     qualified_body, reading_profile, surely_placed)
+from .linked import (LINKED, answers, conditional, declared_only, error_words, extension, file_local, is_linked,
+                     package_key, qualified_body, reading_profile, surely_placed)
 from . import namespaces
 from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, member_name, profile_for_path
@@ -84,6 +84,10 @@ _SIDES = ("left", "right")
 # `__all__`: profile `star_names`, `star_hidden`), not only one the file defines. No language spells a
 # type `<star>`, so it is never a class's name; removals stay keyed by the plain top-level container.
 STARRED: tuple[str, ...] = ("<star>",)
+# A target (path, EXTENDED, name) of a use: the top-level `name` of `path` if it is an extension
+# (profile `extension`: Kotlin's `fun String.quoted()`), called on a value the use spells before it
+# (`title.quoted()`), whose type is not known: as if the use were bare.
+EXTENDED: tuple[str, ...] = ("<extension>",)
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 _QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")   # a receiver that names a type or namespace (C#'s `N.T`)
 _LEADING_NAME = re.compile(r"[A-Za-z_]\w*")   # a receiver that is one name: a crate's, in a Rust path call
@@ -816,10 +820,15 @@ class _Check:
                 for target in targets:
                     removal = by_key.get(_removal_key(target))
                     starred = target[1] == STARRED
+                    seen_as = reference
+                    if removal is not None and target[1] == EXTENDED:
+                        if not extension(removal.path, self.files[removal.path].base or b"", removal.definition):
+                            continue   # (`x.parse()` calls no top-level `parse` that is no extension)
+                        seen_as = dataclasses.replace(reference, receiver=None)   # (the receiver is a value)
                     if removal is not None and removal.path != path and self.file_local(removal):
                         continue   # C's `static`: its own file's name, whatever another file calls so
                     if removal is not None and removal.path != path and not self.namespace_sees(
-                            removal.path, "base", removal.definition, path, reference):
+                            removal.path, "base", removal.definition, path, seen_as):
                         continue   # C#: a name of a namespace the use neither stands in, imports nor spells
                     if removal is not None and self.broken(removal, used_side, starred):
                         reported.add(reference.name)
@@ -884,14 +893,15 @@ class _Check:
         file holds of the target's name, where a package's namespaces do not nest (Kotlin: a
         `serialize` of another package answers no use of the renamed one, unless the user imports
         it); always elsewhere."""
-        other, container, name = target
+        other, container, name = _removal_key(target)
         profile = semantic_profile(other)
         if profile is None or not profile.semantic.namespaces or profile.semantic.namespaces_nest \
                 or semantic_profile(path) is not profile or other == path:
             return True
         found = self.symbols(other, "merged", uses=False)
+        seen_as = dataclasses.replace(reference, receiver=None) if target[1] == EXTENDED else reference
         return found is not None and any(
-            self.namespace_sees(other, "merged", d, path, reference)
+            self.namespace_sees(other, "merged", d, path, seen_as)
             for d in found.definitions if d.container == container and d.name == name)
 
     def defined_in_merged(self, target: tuple[str, tuple[str, ...], str]) -> bool:
@@ -900,6 +910,8 @@ class _Check:
         if versions is None or not versions.exists("merged"):
             return False
         found = self.symbols(path, "merged", uses=False)
+        if container == EXTENDED:
+            container = ()   # (any top-level definition of the name answers: an extension of another type)
         if container == STARRED:
             return found is not None and found.binds((), name) and self.reexports.star_takes(path, name, "merged")
         return found is not None and found.binds(container, name)
@@ -1004,6 +1016,13 @@ class _Check:
         elif rules.package == "linked" and self._after_separator(path, reference, "::"):
             yield from self.qualified_targets(path, reference)
         else:
+            if rules.extension and name not in rules.all_members and name not in self.member_names(path):
+                # Kotlin: `value.quoted()` on a value of a type the check does not know may call a
+                # top-level extension function of any file of the package (one the removal's text
+                # says is an extension: linked.extension), where no class of the merged files has
+                # a member of that name (a member wins over an extension).
+                for other in [path] + self.package_files(path):
+                    yield (other, EXTENDED, name)
             separator = rules.module_separator
             rooted = reference.kind == "call" and receiver in rules.module_roots   # `crate::f(x)`
             if separator != "." and (separator in receiver or rooted) and _visible_import(merged, receiver, reference) is None:
@@ -1931,8 +1950,8 @@ PATH_FACTS = PathFacts(readable=_readable, module_token=_module_token, module_pa
 
 
 def _removal_key(target: tuple[str, tuple[str, ...], str]) -> tuple[str, tuple[str, ...], str]:
-    """The key of the removal a use's target may mean: a STARRED target means the top-level name."""
-    return (target[0], (), target[2]) if target[1] == STARRED else target
+    """The key of the removal a use's target may mean: a STARRED or EXTENDED target means the top-level name."""
+    return (target[0], (), target[2]) if target[1] in (STARRED, EXTENDED) else target
 
 
 def _answers(path: str, symbols: Symbols, name: str, data: bytes | None) -> bool:

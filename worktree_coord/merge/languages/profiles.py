@@ -394,6 +394,9 @@ class SemanticRules:
     preprocessor lines and `#else` branches, which the structured merge keeps as members.
     `conditional`: two line patterns, opening and closing a block the preprocessor may compile out
     (C#'s `#if`, `#endif`): a definition inside one is never taken as removed (linked.conditional).
+    `extension`: a pattern of a definition's text before its name that makes it an extension
+    (Kotlin's `fun String.quoted()`): a call on a value whose type the check does not know
+    (`name.quoted()`) may mean it, where no class of the package has a member of that name.
     `namespaces_nest`: a namespace sees the names of those around it (C#'s `namespace A.B` sees A's),
     or, false, only its own (Kotlin's package `a.b` sees none of `a`'s; a qualified name is spelled
     whole). `namespace_keyword`: the word that declares a namespace (`namespace`; Kotlin's
@@ -450,6 +453,7 @@ class SemanticRules:
     all_members: frozenset[str] = frozenset()       # members every class has (Java's Object methods, `toString`)
     own_kinds: frozenset[str] = frozenset()         # member kinds no base gives (Rust's `variant`): heritage hides none
     file_local: str = ""                            # a pattern of a definition's text before its name: its file's alone (C's `static`)
+    extension: str = ""                             # a pattern of a definition's text before its name: called on a value of any type (Kotlin's `fun String.quoted`)
     included: frozenset[str] = frozenset()          # extensions of files included whole: no definition there is its file's alone (`h`)
     partial_parse: bool = False                     # a version with ERROR nodes is read outside them (C's macros): linked.py
     silent: str = ""                                # a query: `@silent` nodes no name inside is a use in (C's `#if X`)
@@ -484,7 +488,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
-                  "import_statements", "any_name", "all_members", "own_kinds", "file_local",
+                  "import_statements", "any_name", "all_members", "own_kinds", "file_local", "extension",
                   "included", "partial_parse", "silent", "namespaces", "namespaces_nest", "namespace_keyword",
                   "parse_masks", "conditional"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
@@ -1047,7 +1051,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
                 raise ConfigError(f"language profile {source}: semantic.{key} entry {folder!r} must be a "
                                   "path below the project", fix='write it like "src" or "src/lib.rs"')
     for key in ("version_suffix", "qualified_names", "root_module", "source_sets", "module_replaces", "workspace_modules",
-                "file_local"):
+                "file_local", "extension"):
         try:
             found = re.compile(text(key, ""))
         except re.error as error:
@@ -1095,7 +1099,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         star_names=text("star_names", ""), star_hidden=text("star_hidden", ""), star_list=text("star_list", ""),
         star_named=text("star_named", ""),
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
-        own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
+        own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""), extension=text("extension", ""),
         included=frozenset(strings("included")),
         partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
         namespaces=text("namespaces", ""), namespaces_nest=raw.get("namespaces_nest", True),
