@@ -234,8 +234,8 @@ def _path_tables(index: tuple) -> tuple[dict[str, str], dict[str, tuple[int, str
 
 def names_unread_language(path: str) -> str | None:
     """The name of `path`'s language when it is code whose names no semantic check reads (a
-    profile with no `[semantic]` table and not `code = false`: Kotlin today), else None (no profile,
-    a document or data, or a language the check reads). Read from the profile's TOML, without
+    profile with no `[semantic]` table and not `code = false`: Swift, Ruby, PHP, Scala, Lua today),
+    else None (no profile, a document or data, or a language the check reads). Read from the profile's TOML, without
     validating it: a task of C files loads no grammar to be told its names were not looked for."""
     name = profile_name_for_path(path)
     if name is None:
