@@ -263,6 +263,7 @@ class _Check:
         self._namespaces: dict[tuple[str, str], namespaces.NamespaceFacts] = {}   # (path, which): namespace_facts()
         self._global_usings: frozenset[str] | None = None   # every merged file's `global using`s
         self._member_names: frozenset[str] | None = None   # member_names(): C#'s one package
+        self._members_named: dict[str, bool] = {}   # member_named(), per name: Kotlin's extensions
 
 
     def in_order(self) -> Iterable[tuple[str, Versions]]:
@@ -741,6 +742,9 @@ class _Check:
         typed_directories = {package for path in tokens if (package := _typed_package(path)) is not None}
         by_name: dict[bytes, list[_Removal]] = {}
         spelled = {id(r): use_word(r.path, r.definition.container, r.definition.name).encode() for r in removals}
+        # Kotlin (packages that do not nest): a file sees a name of package `p` only where it spells
+        # `p` (its own package clause, an import, a qualified use), whatever else it holds.
+        homes = {id(r): self.home(r.path, "base", r.definition).encode() for r in removals if self.whole_packages(r.path)}
         for removal in removals:
             by_name.setdefault(spelled[id(removal)], []).append(removal)
         for path, versions in self.in_order():
@@ -763,7 +767,7 @@ class _Check:
                 token = tokens[r.path]
                 if token not in mentioned:
                     mentioned[token] = token in data
-                if spelled[id(r)] not in data:
+                if spelled[id(r)] not in data or (id(r) in homes and r.path != path and homes[id(r)] not in data):
                     continue
                 if r.path == path or mentioned[token] or (wide[r.path] and directories[r.path] == here):
                     names.add(r.definition.name)
@@ -894,9 +898,7 @@ class _Check:
         `serialize` of another package answers no use of the renamed one, unless the user imports
         it); always elsewhere."""
         other, container, name = _removal_key(target)
-        profile = semantic_profile(other)
-        if profile is None or not profile.semantic.namespaces or profile.semantic.namespaces_nest \
-                or semantic_profile(path) is not profile or other == path:
+        if not self.whole_packages(other) or semantic_profile(path) is not semantic_profile(other) or other == path:
             return True
         found = self.symbols(other, "merged", uses=False)
         seen_as = dataclasses.replace(reference, receiver=None) if target[1] == EXTENDED else reference
@@ -907,8 +909,8 @@ class _Check:
     def defined_in_merged(self, target: tuple[str, tuple[str, ...], str]) -> bool:
         path, container, name = target
         versions = self.files.get(path)
-        if versions is None or not versions.exists("merged"):
-            return False
+        if versions is None or not versions.exists("merged") or name.encode() not in versions.merged:  # type: ignore[operator]
+            return False   # (a file that does not spell the name binds none: not parsed for it)
         found = self.symbols(path, "merged", uses=False)
         if container == EXTENDED:
             container = ()   # (any top-level definition of the name answers: an extension of another type)
@@ -1016,7 +1018,7 @@ class _Check:
         elif rules.package == "linked" and self._after_separator(path, reference, "::"):
             yield from self.qualified_targets(path, reference)
         else:
-            if rules.extension and name not in rules.all_members and name not in self.member_names(path):
+            if rules.extension and name not in rules.all_members and not self.member_named(path, name):
                 # Kotlin: `value.quoted()` on a value of a type the check does not know may call a
                 # top-level extension function of any file of the package (one the removal's text
                 # says is an extension: linked.extension), where no class of the merged files has
@@ -1615,7 +1617,7 @@ class _Check:
                 return not self.defined_outside(removal.path, definition)
             # (Kotlin, packages that do not nest: only a definition of the same package answers, a
             # `serialize` of another package is not the one its users import)
-            home = self.home(removal.path, "base", definition) if rules.namespaces and not rules.namespaces_nest else None
+            home = self.home(removal.path, "base", definition) if self.whole_packages(removal.path) else None
             for other in self.package_files(removal.path):
                 # (C: a header declared it at the base as well as the file defining it; only one
                 # still standing in the merged tree answers a use)
@@ -1646,6 +1648,19 @@ class _Check:
             self._member_names = frozenset(found)
         return self._member_names
 
+    def member_named(self, path: str, name: str) -> bool:
+        """Whether a class of a merged file of `path`'s package binds `name` as a member (Kotlin:
+        then `x.name()` may call it, whatever extension of that name the package has), read only
+        in the files that spell the name."""
+        if name not in self._members_named:
+            word = re.compile(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])")
+            self._members_named[name] = any(
+                found is not None and any(container and name in names for container, names in found.bound.items())
+                for other in [path] + self.package_files(path)
+                if self.files[other].exists("merged") and word.search(self.files[other].merged or b"")
+                for found in (self.symbols(other, "merged", uses=False),))
+        return self._members_named[name]
+
     def namespace_facts(self, path: str, which: str) -> namespaces.NamespaceFacts:
         """The namespaces of `path`'s version `which` and those it imports (namespaces.py), once."""
         key = (path, which)
@@ -1665,6 +1680,12 @@ class _Check:
                 and (profile := semantic_profile(path)) is not None and profile.semantic.namespaces
                 for name in self.namespace_facts(path, "merged").global_usings)
         return self._global_usings
+
+    def whole_packages(self, path: str) -> bool:
+        """Whether `path`'s language reaches names by packages that do not nest (Kotlin: profile
+        `namespaces` with `namespaces_nest = false`), each spelled whole where it is seen."""
+        profile = semantic_profile(path)
+        return profile is not None and bool(profile.semantic.namespaces) and not profile.semantic.namespaces_nest
 
     def home(self, path: str, which: str, definition: Definition) -> str:
         """The namespace `definition` (of `path`'s version `which`) stands in (namespaces.defined_in)."""
