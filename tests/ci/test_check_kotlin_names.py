@@ -256,3 +256,30 @@ def test_wtc_merge_holds_back_a_call_of_a_function_another_task_renamed(tmp_path
     assert code == 1, merged
     conflicts = [c for task in merged["tasks"] for c in task.get("conflicts", [])] if "tasks" in merged else merged["conflicts"]
     assert [(c["semantic"]["name"], c["semantic"]["use_path"]) for c in conflicts] == [("quoted", f"{WEB}/Star.kt")], conflicts
+
+
+UTIL_JAVA = "package com.acme.util;\n\npublic final class Util {\n  public static int twice(int x) { return 2 * x; }\n}\n"
+UTIL_KT = "package com.acme.util\n\nobject Util {\n  @JvmStatic fun twice(x: Int): Int = 2 * x\n}\n"
+JAVA_USERS = {
+    "src/main/java/com/acme/app/App.java": ("package com.acme.app;\n\nimport com.acme.util.Util;\n\n"
+                                            "public class App {\n  public int run() { return Util.twice(2); }\n}\n"),
+    "src/main/java/com/acme/util/Same.java": ("package com.acme.util;\n\n"
+                                              "public class Same {\n  public int run() { return Util.twice(3); }\n}\n"),
+}
+
+
+def test_a_java_class_converted_to_kotlin_in_its_package_is_not_removed(tmp_path: Path) -> None:
+    """okhttp's `Convert X to Kotlin` commits: Util.java deleted, Util.kt added, same package (in
+    src/main/kotlin). The Java files importing it, or using it bare in its package, still compile;
+    they were said to use a class deleted with its file."""
+    repo = branch(tmp_path, {"src/main/java/com/acme/util/Util.java": UTIL_JAVA, **JAVA_USERS},
+                  {"src/main/kotlin/com/acme/util/Util.kt": UTIL_KT}, deleted=("src/main/java/com/acme/util/Util.java",))
+    assert uses(repo) == (0, [])
+
+
+def test_a_kotlin_member_renamed_is_left_behind_in_a_java_file_importing_its_class(tmp_path: Path) -> None:
+    """Java and Kotlin in one repository: `import com.acme.util.Util;` names Util.kt (profile java
+    `specifier_files`, `source_folders`), and `Util.twice(2)` its member, which the branch renamed."""
+    repo = branch(tmp_path, {"src/main/kotlin/com/acme/util/Util.kt": UTIL_KT, **JAVA_USERS},
+                  {"src/main/kotlin/com/acme/util/Util.kt": UTIL_KT.replace("fun twice", "fun doubled")})
+    assert uses(repo) == (1, [("src/main/java/com/acme/app/App.java", [6], "Util.twice", "src/main/kotlin/com/acme/util/Util.kt")])

@@ -1598,6 +1598,8 @@ class _Check:
             return False
         base = self.symbols(removal.path, "base", uses=False)
         rules = semantic_profile(removal.path).semantic   # type: ignore[union-attr]
+        if rules.package_types and self.converted(removal):
+            return False   # (Java: the class stands in a Kotlin file of its package now, converted)
         if definition.kind == "namespace" and rules.namespaces and self.complete:
             # (C#: every file of a namespace declares it, and a merge holds only the files its sides
             # changed: one that dropped the declaration says nothing of the others. The left-behind
@@ -1680,6 +1682,28 @@ class _Check:
                 and (profile := semantic_profile(path)) is not None and profile.semantic.namespaces
                 for name in self.namespace_facts(path, "merged").global_usings)
         return self._global_usings
+
+    def converted(self, removal: _Removal) -> bool:
+        """Whether the class a removal of a file whose package is its folder (Java) is, or is a member
+        of, is declared at the top of a merged file of a language reached by whole packages (Kotlin)
+        in that package: the class converted to Kotlin (okhttp's `Convert X to Kotlin` commits, X.java
+        deleted, X.kt added), which its Java users reach as before, its properties through getters."""
+        definition = removal.definition
+        owner = definition.container[0] if definition.container else definition.name
+        rules = semantic_profile(removal.path).semantic   # type: ignore[union-attr]
+        folder = posixpath.dirname(removal.path)
+        found_set = re.search(rules.source_sets, folder) if rules.source_sets else None
+        package = folder[found_set.end():].strip("/").replace("/", ".") if found_set is not None else None
+        if package is None:
+            return False   # (a folder no source set names: its package is not known from its path)
+        for path, versions in self.in_order():
+            if not self.whole_packages(path) or not versions.exists("merged") or owner.encode() not in versions.merged:  # type: ignore[operator]
+                continue
+            found = self.symbols(path, "merged", uses=False)
+            if found is not None and any(d.name == owner and not d.container and d.kind in CONTAINER_KINDS
+                                         and self.home(path, "merged", d) == package for d in found.definitions):
+                return True
+        return False
 
     def whole_packages(self, path: str) -> bool:
         """Whether `path`'s language reaches names by packages that do not nest (Kotlin: profile
