@@ -283,3 +283,20 @@ def test_a_kotlin_member_renamed_is_left_behind_in_a_java_file_importing_its_cla
     repo = branch(tmp_path, {"src/main/kotlin/com/acme/util/Util.kt": UTIL_KT, **JAVA_USERS},
                   {"src/main/kotlin/com/acme/util/Util.kt": UTIL_KT.replace("fun twice", "fun doubled")})
     assert uses(repo) == (1, [("src/main/java/com/acme/app/App.java", [6], "Util.twice", "src/main/kotlin/com/acme/util/Util.kt")])
+
+
+def test_a_function_moved_to_a_file_the_branch_adds_in_its_package_is_not_removed(tmp_path: Path, monkeypatch) -> None:
+    """okhttp ab055862: `toCanonicalHost` moved from hostnames.kt to the added -HostnamesJvm.kt (same
+    package), among 299 names removed of which the look greps 64: the new file spells none of those
+    and was not read, and every use of the moved function was said left behind. The task's own
+    files of the package stand in the look's merge. (MAX_NAMES made 1: `alpha` alone is grepped.)"""
+    from worktree_coord.check import left_behind
+
+    monkeypatch.setattr(left_behind, "MAX_NAMES", 1)
+    hosts = "package com.acme.net\n\nfun alpha(): Int = 1\n\nfun String.canonical(): String = lowercase()\n"
+    user = ("package com.acme.web\n\nimport com.acme.net.canonical\n\n"
+            "// not alpha\nfun host(s: String): String = s.canonical()\n")
+    repo = branch(tmp_path, {"src/net/hostnames.kt": hosts, "src/web/User.kt": user},
+                  {"src/net/HostsJvm.kt": "package com.acme.net\n\nfun String.canonical(): String = lowercase()\n"},
+                  deleted=("src/net/hostnames.kt",))
+    assert uses(repo) == (0, [])

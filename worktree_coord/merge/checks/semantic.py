@@ -1624,6 +1624,9 @@ class _Check:
                 # (C: a header declared it at the base as well as the file defining it; only one
                 # still standing in the merged tree answers a use)
                 for which in ("merged",) if linked else ("base", "merged"):
+                    data = self.files[other].version(which)
+                    if data is None or definition.name.encode() not in data:
+                        continue   # (a file that does not spell the name defines none: not parsed for it)
                     found = self.symbols(other, which, uses=False)
                     if found is not None and (answers(found, self.files[other].version(which), definition,
                                                       self.files[removal.path].base) if linked
