@@ -262,8 +262,7 @@ class _Check:
         self._named: dict[tuple[tuple[str, str], SemanticRules], tuple[str, ...]] = {}   # files_at()
         self._namespaces: dict[tuple[str, str], namespaces.NamespaceFacts] = {}   # (path, which): namespace_facts()
         self._global_usings: frozenset[str] | None = None   # every merged file's `global using`s
-        self._member_names: frozenset[str] | None = None   # member_names(): C#'s one package
-        self._members_named: dict[str, bool] = {}   # member_named(), per name: Kotlin's extensions
+        self._members_named: dict[str, bool] = {}   # member_named(), per name: C#'s receivers, Kotlin's extensions
 
 
     def in_order(self) -> Iterable[tuple[str, Versions]]:
@@ -1079,7 +1078,7 @@ class _Check:
                     and not any(merged.binds(reference.container[:depth], receiver.split(".", 1)[0])
                                 for depth in range(len(reference.container), 0, -1)) \
                     and not (any(reference.container[:depth] in merged.heritage for depth in range(1, len(reference.container) + 1))
-                             and receiver.split(".", 1)[0] in self.member_names(path)):
+                             and self.member_named(path, receiver.split(".", 1)[0])):
                 # C#: `T.m()`, `N.T.m()`: a member of a type T of any file of the compilation;
                 # `N.T`: a type (or namespace) of namespace N. Which of them the use sees is the
                 # namespaces' to say (namespace_sees). A receiver its class or a local binds is
@@ -1640,23 +1639,11 @@ class _Check:
                 return not self.defined_outside(removal.path, definition, self.files[removal.path].base)
         return True
 
-    def member_names(self, path: str) -> frozenset[str]:
-        """The names any class of a merged file of `path`'s package binds as a member (C#: a
-        receiver of that name, in a class with bases or parts elsewhere, may be that member)."""
-        if self._member_names is None:
-            found: set[str] = set()
-            for other in [path] + self.package_files(path):
-                symbols = self.symbols(other, "merged", uses=False) if self.files[other].exists("merged") else None
-                for container, names in (symbols.bound.items() if symbols is not None else ()):
-                    if container:
-                        found.update(names)
-            self._member_names = frozenset(found)
-        return self._member_names
-
     def member_named(self, path: str, name: str) -> bool:
-        """Whether a class of a merged file of `path`'s package binds `name` as a member (Kotlin:
-        then `x.name()` may call it, whatever extension of that name the package has), read only
-        in the files that spell the name."""
+        """Whether a class of a merged file of `path`'s package binds `name` as a member, read only
+        in the files that spell the name (C#: a receiver of that name, in a class with bases or parts
+        elsewhere, may be that member; Kotlin: `x.name()` may call it, whatever extension of that
+        name the package has)."""
         if name not in self._members_named:
             word = re.compile(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])")
             self._members_named[name] = any(
