@@ -300,3 +300,23 @@ def test_a_function_moved_to_a_file_the_branch_adds_in_its_package_is_not_remove
                   {"src/net/HostsJvm.kt": "package com.acme.net\n\nfun String.canonical(): String = lowercase()\n"},
                   deleted=("src/net/hostnames.kt",))
     assert uses(repo) == (0, [])
+
+
+def test_files_moved_whole_to_another_source_folder_remove_no_name(tmp_path: Path, monkeypatch) -> None:
+    """okhttp 3ad1912f: 246 Kotlin files moved from src/main/kotlin to src/jvmMain/kotlin, their
+    packages the same; the look read the moved files' names as removed, and the uses of those whose
+    new file it did not reach (past its count of files) as left behind. A Kotlin file moved whole
+    removes no name (the files read made 1: the user, and one of the two moved files as the task's)."""
+    from worktree_coord.check import left_behind, uses_left_behind
+
+    monkeypatch.setattr(left_behind, "MAX_FILES", 1)
+    monkeypatch.setattr(uses_left_behind, "MAX_MENTIONING", 1)
+    first = "package com.acme.ws\n\nobject Protocol {\n  const val CLOSE = 1000\n}\n"
+    second = "package com.acme.ws\n\nclass Extensions(val deflate: Boolean)\n"
+    user = ("package com.acme.server\n\nimport com.acme.ws.Extensions\nimport com.acme.ws.Protocol\n\n"
+            "fun close(e: Extensions): Int = if (e.deflate) Protocol.CLOSE else 0\n")
+    repo = branch(tmp_path, {"src/main/kotlin/ws/Protocol.kt": first, "src/main/kotlin/ws/Extensions.kt": second,
+                             "server/Server.kt": user},
+                  {"src/jvmMain/kotlin/ws/Protocol.kt": first, "src/jvmMain/kotlin/ws/Extensions.kt": second},
+                  deleted=("src/main/kotlin/ws/Protocol.kt", "src/main/kotlin/ws/Extensions.kt"))
+    assert uses(repo) == (0, [])
