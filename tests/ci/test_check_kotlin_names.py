@@ -320,3 +320,18 @@ def test_files_moved_whole_to_another_source_folder_remove_no_name(tmp_path: Pat
                   {"src/jvmMain/kotlin/ws/Protocol.kt": first, "src/jvmMain/kotlin/ws/Extensions.kt": second},
                   deleted=("src/main/kotlin/ws/Protocol.kt", "src/main/kotlin/ws/Extensions.kt"))
     assert uses(repo) == (0, [])
+
+
+def test_a_java_class_converted_to_kotlin_in_another_module_is_not_removed(tmp_path: Path) -> None:
+    """okhttp c1a6dec5: okhttp/src/test/java/okhttp3/DelegatingSSLSocket.java converted to
+    okhttp-testing-support/src/main/kotlin/okhttp3/DelegatingSSLSocket.kt (a module the tests depend
+    on, in no folder above them); `import okhttp3.DelegatingSSLSocket;` was said to name a file deleted."""
+    holder = "package okhttp3;\n\npublic class DelegatingSocket {\n  public int port() { return 1; }\n}\n"
+    user = ("package okhttp3.internal;\n\nimport okhttp3.DelegatingSocket;\n\n"
+            "public class Recorder {\n  int port(DelegatingSocket s) { return s.port(); }\n}\n")
+    converted = "package okhttp3\n\nopen class DelegatingSocket {\n  open fun port(): Int = 1\n}\n"
+    repo = branch(tmp_path, {"okhttp/src/test/java/okhttp3/DelegatingSocket.java": holder,
+                             "okhttp/src/test/java/okhttp3/internal/Recorder.java": user},
+                  {"testing-support/src/main/kotlin/okhttp3/DelegatingSocket.kt": converted},
+                  deleted=("okhttp/src/test/java/okhttp3/DelegatingSocket.java",))
+    assert uses(repo) == (0, [])

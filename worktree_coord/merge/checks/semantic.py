@@ -263,6 +263,7 @@ class _Check:
         self._namespaces: dict[tuple[str, str], namespaces.NamespaceFacts] = {}   # (path, which): namespace_facts()
         self._global_usings: frozenset[str] | None = None   # every merged file's `global using`s
         self._members_named: dict[str, bool] = {}   # member_named(), per name: C#'s receivers, Kotlin's extensions
+        self._converted: dict[tuple[str, str], bool] = {}   # converted(), per (package, class)
 
 
     def in_order(self) -> Iterable[tuple[str, Versions]]:
@@ -743,7 +744,7 @@ class _Check:
         spelled = {id(r): use_word(r.path, r.definition.container, r.definition.name).encode() for r in removals}
         # Kotlin (packages that do not nest): a file sees a name of package `p` only where it spells
         # `p` (its own package clause, an import, a qualified use), whatever else it holds.
-        homes = {id(r): self.home(r.path, "base", r.definition).encode() for r in removals if self.whole_packages(r.path)}
+        homes = {id(r): self.home(r.path, "base", r.definition).encode() for r in removals if whole_packages(r.path)}
         for removal in removals:
             by_name.setdefault(spelled[id(removal)], []).append(removal)
         for path, versions in self.in_order():
@@ -897,7 +898,7 @@ class _Check:
         `serialize` of another package answers no use of the renamed one, unless the user imports
         it); always elsewhere."""
         other, container, name = _removal_key(target)
-        if not self.whole_packages(other) or semantic_profile(path) is not semantic_profile(other) or other == path:
+        if not whole_packages(other) or semantic_profile(path) is not semantic_profile(other) or other == path:
             return True
         found = self.symbols(other, "merged", uses=False)
         seen_as = dataclasses.replace(reference, receiver=None) if target[1] == EXTENDED else reference
@@ -1618,7 +1619,7 @@ class _Check:
                 return not self.defined_outside(removal.path, definition)
             # (Kotlin, packages that do not nest: only a definition of the same package answers, a
             # `serialize` of another package is not the one its users import)
-            home = self.home(removal.path, "base", definition) if self.whole_packages(removal.path) else None
+            home = self.home(removal.path, "base", definition) if whole_packages(removal.path) else None
             for other in self.package_files(removal.path):
                 # (C: a header declared it at the base as well as the file defining it; only one
                 # still standing in the merged tree answers a use)
@@ -1686,20 +1687,12 @@ class _Check:
         package = folder[found_set.end():].strip("/").replace("/", ".") if found_set is not None else None
         if package is None:
             return False   # (a folder no source set names: its package is not known from its path)
-        for path, versions in self.in_order():
-            if not self.whole_packages(path) or not versions.exists("merged") or owner.encode() not in versions.merged:  # type: ignore[operator]
-                continue
-            found = self.symbols(path, "merged", uses=False)
-            if found is not None and any(d.name == owner and not d.container and d.kind in CONTAINER_KINDS
-                                         and self.home(path, "merged", d) == package for d in found.definitions):
-                return True
-        return False
-
-    def whole_packages(self, path: str) -> bool:
-        """Whether `path`'s language reaches names by packages that do not nest (Kotlin: profile
-        `namespaces` with `namespaces_nest = false`), each spelled whole where it is seen."""
-        profile = semantic_profile(path)
-        return profile is not None and bool(profile.semantic.namespaces) and not profile.semantic.namespaces_nest
+        if (package, owner) not in self._converted:
+            self._converted[(package, owner)] = any(
+                whole_packages(path) and versions.merged is not None
+                and namespaces.declares_type(semantic_profile(path), versions.merged, package, owner)  # type: ignore[arg-type]
+                for path, versions in self.in_order())
+        return self._converted[(package, owner)]
 
     def home(self, path: str, which: str, definition: Definition) -> str:
         """The namespace `definition` (of `path`'s version `which`) stands in (namespaces.defined_in)."""
@@ -1911,6 +1904,13 @@ def _package_key(directory: str, source_sets: str) -> str:
 
 
 @functools.lru_cache(maxsize=65536)   # asked for every file of a merge, and again per drain
+def whole_packages(path: str) -> bool:
+    """Whether `path`'s language reaches names by packages that do not nest (Kotlin: profile
+    `namespaces` with `namespaces_nest = false`), each spelled whole where it is seen."""
+    profile = semantic_profile(path)
+    return profile is not None and bool(profile.semantic.namespaces) and not profile.semantic.namespaces_nest
+
+
 def _typed_package(path: str) -> str | None:
     """The package of a file whose language sees its package's classes unimported (Java), else None."""
     profile = semantic_profile(path)
