@@ -34,8 +34,7 @@ import re
 from typing import Callable, Iterable
 
 from ..gitrepo.repository import Change
-from ..merge.checks import namespaces
-from ..merge.checks.semantic import PATH_FACTS, semantic_profile, tree_module_files, whole_packages
+from ..merge.checks.semantic import PATH_FACTS, declares_type, semantic_profile, tree_module_files, whole_packages
 from ..merge.checks.reach import spelling
 from ..merge.checks.symbols import extract, module_specifiers, star_names
 from ..merge.languages.profiles import Profile
@@ -148,7 +147,7 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
         rules = semantic_profile(importer).semantic   # type: ignore[union-attr]
         package, _, name = module.rpartition(rules.module_separator)
         return rules.package_types and any(
-            namespaces.declares_type(semantic_profile(c.path), read_blob(c.new_oid), package, name)  # type: ignore[arg-type]
+            declares_type(c.path, read_blob(c.new_oid), package, name)  # type: ignore[arg-type]
             for c in changes if c.new_oid is not None and whole_packages(c.path))
 
     def _binds(parent: str, member: str, importer: str) -> bool:

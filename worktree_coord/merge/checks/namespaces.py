@@ -178,18 +178,3 @@ def declared(names: set[str], texts: Iterable[tuple[str, bytes | None]], keyword
         if data is not None:
             found.update(name for name, pattern in patterns.items() if name not in found and pattern.search(data))
     return found
-
-
-def declares_type(profile: "Profile", data: bytes, namespace: str, name: str) -> bool:
-    """Whether a version `data` of a file of `profile` (a language reached by namespaces) declares
-    a top-level type (class, object, interface, enum) `name` in `namespace`: a class a Java file held
-    converted to Kotlin, which its Java users reach by the same package and name."""
-    from .symbols import CONTAINER_KINDS, extract   # (symbols imports nothing of this module)
-
-    if name.encode() not in data:
-        return False
-    tree = profile.parse(data)
-    found = extract(profile, data, tree, uses=False)
-    spans = facts(profile, tree, data)
-    return any(d.name == name and not d.container and d.kind in CONTAINER_KINDS
-               and defined_in(spans, data, d.start_byte, d.end_byte, d.kind) == namespace for d in found.definitions)

@@ -1690,7 +1690,7 @@ class _Check:
         if (package, owner) not in self._converted:
             self._converted[(package, owner)] = any(
                 whole_packages(path) and versions.merged is not None
-                and namespaces.declares_type(semantic_profile(path), versions.merged, package, owner)  # type: ignore[arg-type]
+                and declares_type(path, versions.merged, package, owner)
                 for path, versions in self.in_order())
         return self._converted[(package, owner)]
 
@@ -1904,6 +1904,21 @@ def _package_key(directory: str, source_sets: str) -> str:
 
 
 @functools.lru_cache(maxsize=65536)   # asked for every file of a merge, and again per drain
+def declares_type(path: str, data: bytes, namespace: str, name: str) -> bool:
+    """Whether a version `data` of `path` (a language reached by namespaces) declares a top-level
+    type (class, object, interface, enum) `name` in `namespace`: a class a Java file held converted
+    to Kotlin, which its Java users reach by the same package and name."""
+    profile = semantic_profile(path)
+    if profile is None or name.encode() not in data:
+        return False
+    tree = profile.parse(data)
+    found = extract(profile, data, tree, uses=False)
+    spans = namespaces.facts(profile, tree, data)
+    return any(d.name == name and not d.container and d.kind in CONTAINER_KINDS
+               and namespaces.defined_in(spans, data, d.start_byte, d.end_byte, d.kind) == namespace
+               for d in found.definitions)
+
+
 def whole_packages(path: str) -> bool:
     """Whether `path`'s language reaches names by packages that do not nest (Kotlin: profile
     `namespaces` with `namespaces_nest = false`), each spelled whole where it is seen."""
