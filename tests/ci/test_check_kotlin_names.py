@@ -142,6 +142,16 @@ def test_a_companion_object_member_renamed_is_left_behind(tmp_path: Path) -> Non
     assert uses(repo) == (1, [(f"{WEB}/Client.kt", [14], "Serializer.create", f"{CORE}/Serializer.kt")])
 
 
+def test_a_companion_object_member_renamed_is_left_behind_through_an_import_alias(tmp_path: Path) -> None:
+    """`import com.acme.core.Serializer as Ser`, then `Ser.create()`: the alias heads the receiver and
+    is spelled out (namespaces.unaliased, as C#'s `using X = N.T;`); it was read as a class `Ser`."""
+    aliased = "package com.acme.web\n\nimport com.acme.core.Serializer as Ser\n\nfun aliased(): String = Ser.create().format(1)\n"
+    repo = branch(tmp_path, {**FILES, f"{WEB}/Aliased.kt": aliased}, renamed("fun create()", "fun make()"))
+    code, found = uses(repo)
+    assert code == 1 and found == [(f"{WEB}/Aliased.kt", [5], "Serializer.create", f"{CORE}/Serializer.kt"),
+                                   (f"{WEB}/Client.kt", [14], "Serializer.create", f"{CORE}/Serializer.kt")], found
+
+
 def test_a_name_of_another_package_is_not_the_removed_one(tmp_path: Path) -> None:
     """`serialize` renamed in com.acme.core: a file of com.acme.core importing com.acme.other's
     `serialize` by name means that one (an explicit import hides its own package's); a file of
