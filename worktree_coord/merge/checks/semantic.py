@@ -941,7 +941,7 @@ class _Check:
     def seen_in_merged(self, target: tuple[str, tuple[str, ...], str], path: str, reference: Reference) -> bool:
         """Whether the use `reference` of the merged `path` may mean a definition of the target's name
         the merged `target` file holds: always, but where a file sees only the namespaces it stands
-        in or imports (separate_namespaces: PHP, Kotlin): a `Serializer` of another namespace (or a
+        in or imports (separate_namespaces: C#, PHP, Kotlin): a `Serializer` of another namespace (or a
         `serialize` of another package) answers no use of the removed one the use sees."""
         other, container, name = _removal_key(target)
         if other == path or target[1] == STARRED or not separate_namespaces(other):
@@ -1874,8 +1874,9 @@ class _Check:
         """Whether `other`'s version `which` (read as `found`) defines the removed definition in the
         namespace it stood in, where a file sees only the namespaces it stands in or imports
         (separate_namespaces: a class `Serializer` of another PHP namespace answers no use of
-        `App\\Core\\Serializer`, a Kotlin `serialize` of another package none of the renamed one);
-        always elsewhere. PHP's names compare case-insensitively, a `define()`d constant is global."""
+        `App\\Core\\Serializer`, a C# one of Acme.Legacy none of Acme.Core's, a Kotlin `serialize` of
+        another package none of the renamed one); always elsewhere. PHP's names compare
+        case-insensitively, a `define()`d constant is global."""
         if not separate_namespaces(removal.path):
             return True
         definition = removal.definition
@@ -2125,13 +2126,12 @@ def declares_type(path: str, data: bytes, namespace: str, name: str) -> bool:
 
 
 def separate_namespaces(path: str) -> bool:
-    """Whether a file of `path`'s language sees only the namespaces it stands in or imports, so that a
-    definition of the same name in another namespace answers no use (PHP's names imported one by one:
-    namespaces.by_name; Kotlin's packages that do not nest: whole_packages). C#'s `using N;` imports a
-    namespace whole, for the whole compilation, and is not read so."""
+    """Whether `path`'s language reaches names by namespace (profile `namespaces`: C#, PHP, Kotlin):
+    a file sees only the namespaces it stands in or imports, so a definition of the same name in
+    another namespace answers no use that does not see it (C#'s `using N;` and Kotlin's `import p.*`
+    whole, PHP's `use` clauses and Kotlin's imports name by name)."""
     profile = semantic_profile(path)
-    return profile is not None and bool(profile.semantic.namespaces) and (
-        namespaces.by_name(profile) or not profile.semantic.namespaces_nest)
+    return profile is not None and bool(profile.semantic.namespaces)
 
 
 def whole_packages(path: str) -> bool:
