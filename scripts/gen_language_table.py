@@ -6,7 +6,9 @@ Markdown table written into README.md between the `languages:begin` and `languag
 per language, its files, the containers whose members commute (a union of both sides' additions),
 the containers whose members are matched but keep their order, the blocks matched but never moved,
 whether insertions are ordered so names are declared before use, and how many declaration kinds
-have a key. Everything else in a file (statements inside a function body, a member both sides
+have a key, and whether the semantic check reads the language's names (a name a task removed or
+renamed looked for where other code still uses it: profile `[semantic]`; a language it does not read
+is named in every face's `names_unread`). Everything else in a file (statements inside a function body, a member both sides
 changed with no nested container) goes to the line merge, localized to its declaration.
 `--check` exits 1 when README.md is stale (tests/merge/test_language_table.py runs the same
 comparison, so the table cannot drift from the profiles).
@@ -24,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from worktree_coord.merge.languages.profile_index import names_unread  # noqa: E402
 from worktree_coord.merge.languages.profiles import ContainerRule, Profile, load_profiles  # noqa: E402
 
 README = ROOT / "README.md"
@@ -61,16 +64,17 @@ def _row(profile: Profile) -> str:
     ordered = _containers([rule for rule in profile.containers if not rule.unordered])
     anchored = ", ".join(f"`{kind}`" for kind in sorted(profile.anchored)) or "none"
     order = "declared before use" if profile.order_sensitive else "any order"
+    names = "read" if profile.semantic.enabled else "NOT read" if names_unread(f"{profile.name}.toml") else "-"
     return (f"| {profile.name} | {files} | {commute} | {ordered} | {anchored} | {order} | "
-            f"{len(profile.declarations)} |")
+            f"{len(profile.declarations)} | {names} |")
 
 
 def table() -> str:
     """The generated block, markers included."""
     lines = [BEGIN,
              "| language | files | members commute in | members keep their order in | matched, never moved | "
-             "both sides' insertions | keyed kinds |",
-             "|---|---|---|---|---|---|---|"]
+             "both sides' insertions | keyed kinds | removed names |",
+             "|---|---|---|---|---|---|---|---|"]
     lines += [_row(profile) for profile in sorted(load_profiles(), key=lambda item: item.name)]
     lines.append(END)
     return "\n".join(lines)

@@ -110,6 +110,25 @@ def test_a_type_of_another_namespace_the_user_imports_is_not_the_removed_one(tmp
                                    ("App/Watch.cs", [5], "Util", "Util/Timer.cs")], found
 
 
+def test_a_class_renamed_while_another_namespace_defines_its_name_is_left_behind_where_its_namespace_is_seen(
+        tmp_path: Path) -> None:
+    """Acme.Core's Serializer renamed while the repository's Acme.Legacy still defines a Serializer:
+    a file importing Acme.Core means the renamed one; a file importing Acme.Legacy, or aliasing
+    Serializer to Acme.Legacy's beside `using Acme.Core;` (an alias hides a type of a namespace imported
+    whole), means the other. The other namespace's class answered every use before (any file of the
+    compilation defining the name did), as PHP's and Kotlin's do not (semantic.same_namespace)."""
+    legacy = ("namespace Acme.Legacy\n{\n    public class Serializer\n    {\n"
+              "        public static string Serialize(object value) { return \"\"; }\n    }\n}\n")
+    user = ("{}\nnamespace Acme.{}\n{{\n    public class User\n    {{\n        public string Send(object body)"
+            " {{ return new Serializer().ToString() + Serializer.Serialize(body); }}\n    }}\n}}\n")
+    repo = branch(tmp_path, {"src/Core/Serializer.cs": SERIALIZER, "src/Legacy/Serializer.cs": legacy,
+                             "src/Web/Client.cs": CLIENT, "src/Old/User.cs": user.format("using Acme.Legacy;\n", "Old"),
+                             "src/Web/Aliased.cs": user.format("using Acme.Core;\nusing Serializer = Acme.Legacy.Serializer;\n", "Web")},
+                  {"src/Core/Serializer.cs": SERIALIZER.replace("class Serializer", "class JsonSerializer")})
+    code, found = uses(repo)
+    assert code == 1 and found == [("src/Web/Client.cs", [10, 12], "Serializer", "src/Core/Serializer.cs")], found
+
+
 def test_a_namespace_renamed_is_left_behind_where_a_using_names_it(tmp_path: Path) -> None:
     repo = branch(tmp_path, {"Drawing/Color.cs": COLOR, "App/Painter.cs": PAINTER},
                   {"Drawing/Color.cs": COLOR.replace("Acme.Drawing", "Acme.Graphics")})

@@ -73,8 +73,10 @@ TWICE = "var s = new Store();\n            return s.Twice();"
     (STORE, STORE.replace("class StoreExtensions", "class MoreExtensions"), TWICE, "using Acme.Core;\n"),
     (STORE, STORE.replace("Make()", "Build()"), "return X.Make();", "using X = Acme.Other.Store;\n"),
     (STORE, STORE.replace("Get(int", "Fetch(int"), "return new Store().Clone().Get(1);", "using Acme.Core;\n"),
+    (STORE, STORE.replace("Store", "Depot"), "return new Store().GetHashCode();",
+     "using Acme.Core;\nusing Store = Acme.Other.Store;\n"),
 ], ids=["an-instance-method-hides-the-extension", "the-extension-moved-to-another-class", "an-alias-of-another-namespaces-type",
-        "a-call-on-what-a-call-returns"])
+        "a-call-on-what-a-call-returns", "an-alias-hides-the-type-of-a-namespace-imported-whole"])
 def test_a_member_the_receiver_still_answers_is_clean(tmp_path: Path, before: str, after: str, body: str, usings: str) -> None:
     repo = branch(tmp_path, {"src/Core/Store.cs": before, "src/Other/Store.cs": OTHER, "src/Web/Client.cs": _client(body, usings)},
                   {"src/Core/Store.cs": after})

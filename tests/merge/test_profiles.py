@@ -143,7 +143,7 @@ def test_every_shipped_semantic_query_compiles() -> None:
 
     enabled = [profile for profile in load_profiles() if profile.semantic.enabled]
     assert {p.name for p in enabled} == {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp",
-                                         "csharp", "php"}
+                                         "csharp", "php", "kotlin"}
     for profile in enabled:
         assert query_for(profile).pattern_count > 0
         if profile.semantic.hidden_names:

@@ -5,9 +5,9 @@ lauxlib.c and lauxlib.h (36 uses in 10 other files) was "merges cleanly" at `tas
 finish, and `wtc check` passed: no check had read a C file, and nothing said so. Every face that
 looks for names left behind (`wtc check`, `task check`, `task finish`, `wtc report`, `land`) now
 names the languages it did not read and counts their changed files: a field in JSON
-(`names_unread`: `languages`, `files`) and the words in text. Kotlin and Ruby stand for them here
-(no `[semantic]` profile); a document (Markdown) and languages the check reads (Python, C# and PHP
-since they have a profile) do not count.
+(`names_unread`: `languages`, `files`) and the words in text. Swift and Ruby stand for them here
+(no `[semantic]` profile); a document (Markdown) and languages the check reads (Python, C#, PHP and
+Kotlin since they have a profile) do not count.
 """
 
 from __future__ import annotations
@@ -20,24 +20,26 @@ from tests.ci.ci_helpers import commit_all, run_wtc
 from tests.conftest import git, make_repo, write, wtc_in_process
 
 FILES = {
-    "src/Util.kt": "fun parse(s: String): Int = s.toInt()\n",
-    "src/Main.kt": "fun main() { println(parse(\"1\")) }\n",
+    "Sources/Util.swift": "func parse(_ s: String) -> Int { Int(s)! }\n",
+    "Sources/main.swift": "print(parse(\"1\"))\n",
     "lib/util.rb": "def parse(s)\n  s.to_i\nend\n",
     "README.md": "# demo\n",
     "pkg/__init__.py": "",
     "pkg/core.py": "def f():\n    return 1\n",
     "src/Calc.cs": "namespace App { static class Calc { public static int Add(int a, int b) => a + b; } }\n",
     "src/Calc.php": "<?php\nnamespace App;\n\nfunction add(int $a, int $b): int { return $a + $b; }\n",
+    "src/Calc.kt": "package app\n\nfun add(a: Int, b: Int): Int = a + b\n",
 }
 RENAMED = {
-    "src/Util.kt": "fun parseInt(s: String): Int = s.toInt()\n",
+    "Sources/Util.swift": "func parseInt(_ s: String) -> Int { Int(s)! }\n",
     "lib/util.rb": "def parse_int(s)\n  s.to_i\nend\n",
     "README.md": "# demo, renamed\n",
     "pkg/core.py": "def f():\n    return 2\n",
     "src/Calc.cs": "namespace App { static class Calc { public static int Sum(int a, int b) => a + b; } }\n",
     "src/Calc.php": "<?php\nnamespace App;\n\nfunction sum(int $a, int $b): int { return $a + $b; }\n",
+    "src/Calc.kt": "package app\n\nfun sum(a: Int, b: Int): Int = a + b\n",
 }
-EXPECTED = {"languages": ["kotlin", "ruby"], "files": 2}
+EXPECTED = {"languages": ["ruby", "swift"], "files": 2}
 
 
 def test_wtc_check_warns_of_the_languages_it_did_not_read(tmp_path: Path) -> None:
@@ -51,7 +53,7 @@ def test_wtc_check_warns_of_the_languages_it_did_not_read(tmp_path: Path) -> Non
     assert finding["severity"] == "warning" and finding["details"] == EXPECTED
     assert body["left_behind"] == [], "the caveat is no use left behind"
     text = run_wtc(repo, "check", "--own", "**", "--head", "feature", "--target", "main").stdout
-    assert "names_unread" in text and "2 changed files of kotlin, ruby were NOT looked for" in text, text
+    assert "names_unread" in text and "2 changed files of ruby, swift were NOT looked for" in text, text
 
 
 def test_a_python_only_change_says_nothing_of_it(tmp_path: Path) -> None:
@@ -74,16 +76,16 @@ def test_task_check_finish_report_and_land_say_what_they_did_not_read(tmp_path: 
     assert code == 0 and checked["clean"] and checked["names_unread"] == EXPECTED, checked
     text = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "check", "t", "--run", "r"], cwd=repo,
                           capture_output=True, text=True).stdout
-    assert "merges cleanly onto integration, but NOT CHECKED for uses of names it removed in kotlin, ruby" in text
-    assert "NOT CHECKED: names removed or renamed in 2 changed files of kotlin, ruby" in text, text
+    assert "merges cleanly onto integration, but NOT CHECKED for uses of names it removed in ruby, swift" in text
+    assert "NOT CHECKED: names removed or renamed in 2 changed files of ruby, swift" in text, text
 
     code, finished = wtc_in_process(repo, "task", "finish", "t", "--run", "r")
     assert code == 0 and finished["state"] == "merged" and finished["names_unread"] == EXPECTED, finished
-    assert any("2 changed files of kotlin, ruby were NOT looked for" in note for note in finished["notes"])
+    assert any("2 changed files of ruby, swift were NOT looked for" in note for note in finished["notes"])
 
     code, report = wtc_in_process(repo, "report", "--run", "r", "--onto", "main")
     assert code == 0 and report["names_unread"] == EXPECTED, report
-    assert any(w.startswith("left behind: names removed or renamed in 2 changed files of kotlin, ruby")
+    assert any(w.startswith("left behind: names removed or renamed in 2 changed files of ruby, swift")
                for w in report["warnings"]), report["warnings"]
 
     code, landed = wtc_in_process(repo, "land", "--run", "r", "--onto", "main", "--yes")

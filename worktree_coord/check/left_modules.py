@@ -34,7 +34,7 @@ import re
 from typing import Callable, Iterable
 
 from ..gitrepo.repository import Change
-from ..merge.checks.semantic import PATH_FACTS, semantic_profile, tree_module_files
+from ..merge.checks.semantic import PATH_FACTS, declares_type, semantic_profile, tree_module_files, whole_packages
 from ..merge.checks.reach import spelling
 from ..merge.checks.symbols import extract, module_specifiers, star_names
 from ..merge.languages.profiles import Profile
@@ -129,13 +129,26 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
 
     def left_behind(module: str, importer: str, member: str) -> str | None:
         """The deleted file `module` named before the task, when no file answers it after (nor, for
-        `member` of a module, `from pkg import f`, a file of that module that binds the name)."""
+        `member` of a module, `from pkg import f`, a file of that module that binds the name, nor,
+        a Java class, a Kotlin file the task wrote declaring it in its package: converted)."""
         key = (module, posixpath.dirname(importer), member)
         if key not in answers:
             gone = [path for path in named_before(module, importer) if path in deleted]
             answers[key] = gone[0] if gone and not named_after(module, importer) \
-                and not (member and _binds(module[:len(module) - len(member)], member, importer)) else None
+                and not (member and _binds(module[:len(module) - len(member)], member, importer)) \
+                and not _converted(module, importer) else None
         return answers[key]
+
+    def _converted(module: str, importer: str) -> bool:
+        """Whether `module` names a class (Java's `import okhttp3.DelegatingSSLSocket;`, profile
+        `package_types`) that a file the task added or changed of a language reached by package
+        (Kotlin) declares in that package, wherever it stands (okhttp c1a6dec5 converted it and
+        moved it to another module: okhttp-testing-support/src/main/kotlin)."""
+        rules = semantic_profile(importer).semantic   # type: ignore[union-attr]
+        package, _, name = module.rpartition(rules.module_separator)
+        return rules.package_types and any(
+            declares_type(c.path, read_blob(c.new_oid), package, name)  # type: ignore[arg-type]
+            for c in changes if c.new_oid is not None and whole_packages(c.path))
 
     def _binds(parent: str, member: str, importer: str) -> bool:
         """Whether a file `parent` names after the task binds `member` itself (defined or imported

@@ -37,5 +37,6 @@ def still_declared(path: str, before: bytes, found_before: Any, pairs: set[tuple
     facts = namespaces.facts(profile, profile.parse(before), before)
     whole = {pair: namespaces.defined_in(facts, before, d.start_byte, d.end_byte, d.kind) for pair, d in gone.items()}
     others = (other for other in mentioning(sorted({name for _, name in gone})) if other != path)
-    kept = namespaces.declared(set(whole.values()), ((other, read(other)) for other in others))
+    kept = namespaces.declared(set(whole.values()), ((other, read(other)) for other in others),
+                              profile.semantic.namespace_keyword)
     return {pair for pair in pairs if pair not in whole or whole[pair] not in kept}

@@ -6,7 +6,7 @@ of the changed files that took a line out (a file that existed before, its chang
 lines), whose language is code with no `[semantic]` profile (profile_index.names_unread_language):
 a name such a file removed or renamed was not looked for.
 
-Why: "merges cleanly" over a change that renamed a Kotlin function still called elsewhere is a verdict
+Why: "merges cleanly" over a change that renamed a Swift function still called elsewhere is a verdict
 nobody made; found driving wtc on lua/lua before C had a profile: a task renaming
 `luaL_checknumber` (36 uses in 10 other files) was called clean and would have landed a tree that
 does not link. Every face says what was not read, as a field and in words, never a bare clean.

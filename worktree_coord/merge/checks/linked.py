@@ -77,7 +77,19 @@ def written_local(path: str, data: bytes, definition: "Definition") -> bool:
     """Whether the profile's `file_local` pattern (C's `static`) stands in `definition`'s text
     before its name: no file but its own (and, a header, its includers) sees it."""
     profile = profile_for_path(path)
-    pattern = profile.semantic.file_local if profile is not None else ""
+    return _written_before_name(profile.semantic.file_local if profile is not None else "", data, definition)
+
+
+def extension(path: str, data: bytes, definition: "Definition") -> bool:
+    """Whether `definition` (of `path`'s version `data`) is an extension, the profile's `extension`
+    pattern standing in its text before its name (Kotlin's `fun String.quoted()`): a call of it
+    spells a receiver of any type (`name.quoted()`)."""
+    profile = profile_for_path(path)
+    return not definition.container and _written_before_name(
+        profile.semantic.extension if profile is not None else "", data, definition)
+
+
+def _written_before_name(pattern: str, data: bytes, definition: "Definition") -> bool:
     if not pattern:
         return False
     text = data[definition.start_byte:definition.end_byte]

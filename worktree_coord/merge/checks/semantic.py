@@ -50,8 +50,8 @@ from ...frozen import value_class
 from .declared_types import nested_type_targets, static_member_targets
 from . import attribute_guards, sole_members
 from .duplicates import find_duplicates
-from .linked import (LINKED, answers, body_lost, conditional, declared_only, error_words, file_local, is_linked, package_key,
-                     qualified_body, reading_profile, surely_placed)
+from .linked import (LINKED, answers, body_lost, conditional, declared_only, error_words, extension, file_local,
+                     is_linked, package_key, qualified_body, reading_profile, surely_placed)
 from . import name_imports, namespaces
 from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, member_name, profile_for_path
@@ -85,6 +85,10 @@ _SIDES = ("left", "right")
 # `__all__`: profile `star_names`, `star_hidden`), not only one the file defines. No language spells a
 # type `<star>`, so it is never a class's name; removals stay keyed by the plain top-level container.
 STARRED: tuple[str, ...] = ("<star>",)
+# A target (path, EXTENDED, name) of a use: the top-level `name` of `path` if it is an extension
+# (profile `extension`: Kotlin's `fun String.quoted()`), called on a value the use spells before it
+# (`title.quoted()`), whose type is not known: as if the use were bare.
+EXTENDED: tuple[str, ...] = ("<extension>",)
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 # A receiver that names a type or namespace (C#'s `N.T`, PHP's `\N\T`, `namespace\T`)
 _QUALIFIED = re.compile(r"(?:\\|namespace\\)?[A-Za-z_]\w*(?:[.\\][A-Za-z_]\w*)*")
@@ -272,7 +276,8 @@ class _Check:
         self._namespaces: dict[tuple[str, str], namespaces.NamespaceFacts] = {}   # (path, which): namespace_facts()
         self._new_packages: dict[tuple[str, str], bool] = {}   # (side, folder): package_may_define()
         self._global_usings: frozenset[str] | None = None   # every merged file's `global using`s
-        self._member_names: frozenset[str] | None = None   # member_names(): C#'s one package
+        self._members_named: dict[str, bool] = {}   # member_named(), per name: C#'s receivers, Kotlin's extensions
+        self._converted: dict[tuple[str, str], bool] = {}   # converted(), per (package, class)
 
 
     def in_order(self) -> Iterable[tuple[str, Versions]]:
@@ -751,6 +756,9 @@ class _Check:
         typed_directories = {package for path in tokens if (package := _typed_package(path)) is not None}
         by_name: dict[bytes, list[_Removal]] = {}
         spelled = {id(r): use_word(r.path, r.definition.container, r.definition.name).encode() for r in removals}
+        # Kotlin (packages that do not nest): a file sees a name of package `p` only where it spells
+        # `p` (its own package clause, an import, a qualified use), whatever else it holds.
+        homes = {id(r): self.home(r.path, "base", r.definition).encode() for r in removals if whole_packages(r.path)}
         for removal in removals:
             by_name.setdefault(spelled[id(removal)], []).append(removal)
         for path, versions in self.in_order():
@@ -774,7 +782,7 @@ class _Check:
                 token = tokens[r.path]
                 if token not in mentioned:
                     mentioned[token] = token in data
-                if spelled[id(r)] not in data:
+                if spelled[id(r)] not in data or (id(r) in homes and r.path != path and homes[id(r)] not in data):
                     continue
                 if r.path == path or mentioned[token] or (wide[r.path] and directories[r.path] == here):
                     names.add(r.definition.name)
@@ -827,14 +835,20 @@ class _Check:
                     continue   # the file's calls of it are reported already: its import is one more line to fix
                 gone = [by_key[key] for target in targets if (key := _removal_key(target)) in by_key]
                 if any(_removal_key(target) not in by_key and self.answered_in_merged(target, gone)
-                       and self.target_seen(target, path, reference) for target in targets):
+                       and self.seen_in_merged(target, path, reference) for target in targets):
                     continue   # another file the use may mean defines it (a package moved: Go's vendor/)
                 for target in targets:
                     removal = by_key.get(_removal_key(target))
                     starred = target[1] == STARRED
+                    seen_as = reference
+                    if removal is not None and target[1] == EXTENDED:
+                        if not extension(removal.path, self.files[removal.path].base or b"", removal.definition):
+                            continue   # (`x.parse()` calls no top-level `parse` that is no extension)
+                        seen_as = dataclasses.replace(reference, receiver=None)   # (the receiver is a value)
                     if removal is not None and removal.path != path and self.file_local(removal):
                         continue   # C's `static`: its own file's name, whatever another file calls so
-                    if removal is not None and removal.path != path and not self.namespace_sees(removal, path, reference):
+                    if removal is not None and removal.path != path and not self.namespace_sees(
+                            removal.path, "base", removal.definition, path, seen_as):
                         continue   # C#: a name of a namespace the use neither stands in, imports nor spells
                     if removal is not None and self.broken(removal, used_side, starred):
                         if attribute_guards.guarded(versions.merged, reference.line, reference.receiver, reference.name,
@@ -924,12 +938,27 @@ class _Check:
         return found is not None and all(answers(found, self.files[target[0]].merged, removal.definition,
                                                  self.files[removal.path].base) for removal in removals)
 
+    def seen_in_merged(self, target: tuple[str, tuple[str, ...], str], path: str, reference: Reference) -> bool:
+        """Whether the use `reference` of the merged `path` may mean a definition of the target's name
+        the merged `target` file holds: always, but where a file sees only the namespaces it stands
+        in or imports (separate_namespaces: C#, PHP, Kotlin): a `Serializer` of another namespace (or a
+        `serialize` of another package) answers no use of the removed one the use sees."""
+        other, container, name = _removal_key(target)
+        if other == path or target[1] == STARRED or not separate_namespaces(other):
+            return True
+        found = self.symbols(other, "merged", uses=False)
+        seen_as = dataclasses.replace(reference, receiver=None) if target[1] == EXTENDED else reference
+        return found is None or any(self.namespace_sees(other, "merged", d, path, seen_as)
+                                    for d in found.definitions if d.container == container and d.name == name)
+
     def defined_in_merged(self, target: tuple[str, tuple[str, ...], str]) -> bool:
         path, container, name = target
         versions = self.files.get(path)
-        if versions is None or not versions.exists("merged"):
-            return False
+        if versions is None or not versions.exists("merged") or name.encode() not in versions.merged:  # type: ignore[operator]
+            return False   # (a file that does not spell the name binds none: not parsed for it)
         found = self.symbols(path, "merged", uses=False)
+        if container == EXTENDED:
+            container = ()   # (any top-level definition of the name answers: an extension of another type)
         if container == STARRED:
             return found is not None and found.binds((), name) and self.reexports.star_takes(path, name, "merged")
         return found is not None and found.binds(container, name)
@@ -1035,6 +1064,13 @@ class _Check:
             # (C++'s `Store::Make()`; PHP's `Store::make()` is a class's member, found below as C#'s)
             yield from self.qualified_targets(path, reference)
         else:
+            if rules.extension and name not in rules.all_members and not self.member_named(path, name):
+                # Kotlin: `value.quoted()` on a value of a type the check does not know may call a
+                # top-level extension function of any file of the package (one the removal's text
+                # says is an extension: linked.extension), where no class of the merged files has
+                # a member of that name (a member wins over an extension).
+                for other in [path] + self.package_files(path):
+                    yield (other, EXTENDED, name)
             separator = rules.module_separator
             rooted = reference.kind == "call" and receiver in rules.module_roots   # `crate::f(x)`
             if separator != "." and (separator in receiver or rooted) and _visible_import(merged, receiver, reference) is None:
@@ -1107,7 +1143,7 @@ class _Check:
                     and not any(merged.binds(reference.container[:depth], receiver.split(".", 1)[0])
                                 for depth in range(len(reference.container), 0, -1)) \
                     and not (any(reference.container[:depth] in merged.heritage for depth in range(1, len(reference.container) + 1))
-                             and receiver.split(".", 1)[0] in self.member_names(path)):
+                             and self.member_named(path, receiver.split(".", 1)[0])):
                 # C#: `T.m()`, `N.T.m()`: a member of a type T of any file of the compilation;
                 # `N.T`: a type (or namespace) of namespace N. Which of them the use sees is the
                 # namespaces' to say (namespace_sees). A receiver its class or a local binds is
@@ -1701,6 +1737,8 @@ class _Check:
             return False
         base = self.symbols(removal.path, "base", uses=False)
         rules = semantic_profile(removal.path).semantic   # type: ignore[union-attr]
+        if rules.package_types and self.converted(removal):
+            return False   # (Java: the class stands in a Kotlin file of its package now, converted)
         if definition.kind == "namespace" and rules.namespaces and self.complete:
             # (C#: every file of a namespace declares it, and a merge holds only the files its sides
             # changed: one that dropped the declaration says nothing of the others. The left-behind
@@ -1726,6 +1764,9 @@ class _Check:
                 # (C: a header declared it at the base as well as the file defining it; only one
                 # still standing in the merged tree answers a use)
                 for which in ("merged",) if linked else ("base", "merged"):
+                    data = self.files[other].version(which)
+                    if data is None or definition.name.encode() not in data:
+                        continue   # (a file that does not spell the name defines none: not parsed for it)
                     found = self.symbols(other, which, uses=False)
                     if found is not None and (answers(found, self.files[other].version(which), definition,
                                                       self.files[removal.path].base) if linked
@@ -1738,18 +1779,19 @@ class _Check:
                 return not self.defined_outside(removal.path, definition, self.files[removal.path].base)
         return True
 
-    def member_names(self, path: str) -> frozenset[str]:
-        """The names any class of a merged file of `path`'s package binds as a member (C#: a
-        receiver of that name, in a class with bases or parts elsewhere, may be that member)."""
-        if self._member_names is None:
-            found: set[str] = set()
-            for other in [path] + self.package_files(path):
-                symbols = self.symbols(other, "merged", uses=False) if self.files[other].exists("merged") else None
-                for container, names in (symbols.bound.items() if symbols is not None else ()):
-                    if container:
-                        found.update(names)
-            self._member_names = frozenset(found)
-        return self._member_names
+    def member_named(self, path: str, name: str) -> bool:
+        """Whether a class of a merged file of `path`'s package binds `name` as a member, read only
+        in the files that spell the name (C#: a receiver of that name, in a class with bases or parts
+        elsewhere, may be that member; Kotlin: `x.name()` may call it, whatever extension of that
+        name the package has)."""
+        if name not in self._members_named:
+            word = re.compile(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])")
+            self._members_named[name] = any(
+                found is not None and any(container and name in names for container, names in found.bound.items())
+                for other in [path] + self.package_files(path)
+                if self.files[other].exists("merged") and word.search(self.files[other].merged or b"")
+                for found in (self.symbols(other, "merged", uses=False),))
+        return self._members_named[name]
 
     def namespace_facts(self, path: str, which: str) -> namespaces.NamespaceFacts:
         """The namespaces of `path`'s version `which` and those it imports (namespaces.py), once."""
@@ -1771,32 +1813,40 @@ class _Check:
                 for name in self.namespace_facts(path, "merged").global_usings)
         return self._global_usings
 
-    def target_seen(self, target: tuple[str, tuple[str, ...], str], path: str, reference: Reference) -> bool:
-        """Whether the use `reference` in the merged `path` may mean a definition the merged `target`
-        file holds: always, but where names are imported one by one (PHP: a class `Serializer` of
-        another namespace answers no use of the removed `App\\Core\\Serializer`)."""
-        other, container, name = target
-        profile = semantic_profile(other)
-        if other == path or profile is None or not namespaces.by_name(profile) or container == STARRED:
-            return True
-        found = self.symbols(other, "merged", uses=False)
-        return found is None or any(self.sees_definition(other, "merged", d, path, reference)
-                                    for d in found.definitions if d.container == container and d.name == name)
+    def converted(self, removal: _Removal) -> bool:
+        """Whether the class a removal of a file whose package is its folder (Java) is, or is a member
+        of, is declared at the top of a merged file of a language reached by whole packages (Kotlin)
+        in that package: the class converted to Kotlin (okhttp's `Convert X to Kotlin` commits, X.java
+        deleted, X.kt added), which its Java users reach as before, its properties through getters."""
+        definition = removal.definition
+        owner = definition.container[0] if definition.container else definition.name
+        rules = semantic_profile(removal.path).semantic   # type: ignore[union-attr]
+        folder = posixpath.dirname(removal.path)
+        found_set = re.search(rules.source_sets, folder) if rules.source_sets else None
+        package = folder[found_set.end():].strip("/").replace("/", ".") if found_set is not None else None
+        if package is None:
+            return False   # (a folder no source set names: its package is not known from its path)
+        if (package, owner) not in self._converted:
+            self._converted[(package, owner)] = any(
+                whole_packages(path) and versions.merged is not None
+                and declares_type(path, versions.merged, package, owner)
+                for path, versions in self.in_order())
+        return self._converted[(package, owner)]
 
-    def namespace_sees(self, removal: _Removal, path: str, reference: Reference) -> bool:
-        """Whether the use `reference` in the merged `path` sees the removed definition through
-        the namespaces (profile `namespaces`, C#): always where the language has none."""
-        return self.sees_definition(removal.path, "base", removal.definition, path, reference)
+    def home(self, path: str, which: str, definition: Definition) -> str:
+        """The namespace `definition` (of `path`'s version `which`) stands in (namespaces.defined_in)."""
+        return namespaces.defined_in(self.namespace_facts(path, which), self.files[path].version(which) or b"",
+                                     definition.start_byte, definition.end_byte, definition.kind)
 
-    def sees_definition(self, definition_path: str, which: str, definition: Definition, path: str,
-                        reference: Reference) -> bool:
-        """namespace_sees of the definition `definition` of `definition_path`'s version `which`."""
-        profile = semantic_profile(definition_path)
+    def namespace_sees(self, defining: str, which: str, definition: Definition, path: str, reference: Reference) -> bool:
+        """Whether the use `reference` in the merged `path` sees `definition` (of `defining`'s
+        version `which`) through the namespaces (profile `namespaces`: C#, PHP, Kotlin): always where
+        the language has none. PHP's `use` clauses are name_imports.py's to read; the others' are
+        namespaces.sees'."""
+        profile = semantic_profile(defining)
         if profile is None or not profile.semantic.namespaces or semantic_profile(path) is not profile:
             return True
-        home = namespaces.defined_in(self.namespace_facts(definition_path, which),
-                                     self.files[definition_path].version(which) or b"",
-                                     definition.start_byte, definition.end_byte, definition.kind)
+        home = self.home(defining, which, definition)
         member_of = definition.container[0] if definition.container else None
         if namespaces.by_name(profile):
             # PHP: the name spelled at the use means one whole name, by the file's `use` clauses
@@ -1822,18 +1872,18 @@ class _Check:
 
     def same_namespace(self, removal: _Removal, other: str, which: str, found: Symbols) -> bool:
         """Whether `other`'s version `which` (read as `found`) defines the removed definition in the
-        namespace it stood in, where a language's names are imported one by one (PHP: a class
-        `Serializer` of another namespace answers no use of `App\\Core\\Serializer`); always elsewhere."""
-        profile = semantic_profile(removal.path)
-        if profile is None or not namespaces.by_name(profile):
+        namespace it stood in, where a file sees only the namespaces it stands in or imports
+        (separate_namespaces: a class `Serializer` of another PHP namespace answers no use of
+        `App\\Core\\Serializer`, a C# one of Acme.Legacy none of Acme.Core's, a Kotlin `serialize` of
+        another package none of the renamed one); always elsewhere. PHP's names compare
+        case-insensitively, a `define()`d constant is global."""
+        if not separate_namespaces(removal.path):
             return True
         definition = removal.definition
-        home = namespaces.defined_in(self.namespace_facts(removal.path, "base"), self.files[removal.path].base or b"",
-                                     definition.start_byte, definition.end_byte, definition.kind).lower()
-        data, facts = self.files[other].version(which) or b"", self.namespace_facts(other, which)
+        fold = str.lower if namespaces.by_name(semantic_profile(removal.path)) else str   # type: ignore[arg-type]
+        home = fold(self.home(removal.path, "base", definition))
         return any(d.container == definition.container and d.name == definition.name and (
-            definition.kind == "define" == d.kind
-            or namespaces.defined_in(facts, data, d.start_byte, d.end_byte, d.kind).lower() == home)
+            definition.kind == "define" == d.kind or fold(self.home(other, which, d)) == home)
             for d in found.definitions)
 
     def typed_receiver(self, path: str, reference: Reference) -> str | None:
@@ -2070,6 +2120,37 @@ def _package_key(directory: str, source_sets: str) -> str:
 
 
 @functools.lru_cache(maxsize=65536)   # asked for every file of a merge, and again per drain
+def declares_type(path: str, data: bytes, namespace: str, name: str) -> bool:
+    """Whether a version `data` of `path` (a language reached by namespaces) declares a top-level
+    type (class, object, interface, enum) `name` in `namespace`: a class a Java file held converted
+    to Kotlin, which its Java users reach by the same package and name."""
+    profile = semantic_profile(path)
+    if profile is None or name.encode() not in data:
+        return False
+    tree = profile.parse(data)
+    found = extract(profile, data, tree, uses=False)
+    spans = namespaces.facts(profile, tree, data)
+    return any(d.name == name and not d.container and d.kind in CONTAINER_KINDS
+               and namespaces.defined_in(spans, data, d.start_byte, d.end_byte, d.kind) == namespace
+               for d in found.definitions)
+
+
+def separate_namespaces(path: str) -> bool:
+    """Whether `path`'s language reaches names by namespace (profile `namespaces`: C#, PHP, Kotlin):
+    a file sees only the namespaces it stands in or imports, so a definition of the same name in
+    another namespace answers no use that does not see it (C#'s `using N;` and Kotlin's `import p.*`
+    whole, PHP's `use` clauses and Kotlin's imports name by name)."""
+    profile = semantic_profile(path)
+    return profile is not None and bool(profile.semantic.namespaces)
+
+
+def whole_packages(path: str) -> bool:
+    """Whether `path`'s language reaches names by packages that do not nest (Kotlin: profile
+    `namespaces` with `namespaces_nest = false`), each spelled whole where it is seen."""
+    profile = semantic_profile(path)
+    return profile is not None and bool(profile.semantic.namespaces) and not profile.semantic.namespaces_nest
+
+
 def _typed_package(path: str) -> str | None:
     """The package of a file whose language sees its package's classes unimported (Java), else None."""
     profile = semantic_profile(path)
@@ -2144,8 +2225,8 @@ PATH_FACTS = PathFacts(readable=_readable, module_token=_module_token, module_pa
 
 
 def _removal_key(target: tuple[str, tuple[str, ...], str]) -> tuple[str, tuple[str, ...], str]:
-    """The key of the removal a use's target may mean: a STARRED target means the top-level name."""
-    return (target[0], (), target[2]) if target[1] == STARRED else target
+    """The key of the removal a use's target may mean: a STARRED or EXTENDED target means the top-level name."""
+    return (target[0], (), target[2]) if target[1] in (STARRED, EXTENDED) else target
 
 
 def _answers(path: str, symbols: Symbols, name: str, data: bytes | None) -> bool:

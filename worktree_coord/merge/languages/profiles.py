@@ -408,6 +408,13 @@ class SemanticRules:
     preprocessor lines and `#else` branches, which the structured merge keeps as members.
     `conditional`: two line patterns, opening and closing a block the preprocessor may compile out
     (C#'s `#if`, `#endif`): a definition inside one is never taken as removed (linked.conditional).
+    `extension`: a pattern of a definition's text before its name that makes it an extension
+    (Kotlin's `fun String.quoted()`): a call on a value whose type the check does not know
+    (`name.quoted()`) may mean it, where no class of the package has a member of that name.
+    `namespaces_nest`: a namespace sees the names of those around it (C#'s `namespace A.B` sees A's),
+    or, false, only its own (Kotlin's package `a.b` sees none of `a`'s; a qualified name is spelled
+    whole). `namespace_keyword`: the word that declares a namespace (`namespace`; Kotlin's
+    `package`), which the left-behind look greps for (check/left_namespaces.py).
     """
 
     tags: tuple[str, ...] = ()
@@ -467,10 +474,13 @@ class SemanticRules:
     declaration_files: tuple[str, ...] = ()          # endings of files that only describe another file's code (`.d.ts`)
     own_kinds: frozenset[str] = frozenset()         # member kinds no base gives (Rust's `variant`): heritage hides none
     file_local: str = ""                            # a pattern of a definition's text before its name: its file's alone (C's `static`)
+    extension: str = ""                             # a pattern of a definition's text before its name: called on a value of any type (Kotlin's `fun String.quoted`)
     included: frozenset[str] = frozenset()          # extensions of files included whole: no definition there is its file's alone (`h`)
     partial_parse: bool = False                     # a version with ERROR nodes is read outside them (C's macros): linked.py
     silent: str = ""                                # a query: `@silent` nodes no name inside is a use in (C's `#if X`)
     namespaces: str = ""                            # a query: a file's namespaces and `using`s (C#): namespaces.py
+    namespaces_nest: bool = True                    # a namespace sees its enclosing ones' names (C#), or only its own (Kotlin)
+    namespace_keyword: str = "namespace"            # the word declaring one (`namespace`, Kotlin's `package`): left_namespaces.py
     parse_masks: tuple[str, ...] = ()               # more masks for the semantic reading alone (C#'s `#else` branches)
     conditional: tuple[str, ...] = ()               # line patterns opening and closing a block that may be compiled out (`#if`, `#endif`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
@@ -500,7 +510,8 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name", "all_members", "common_members", "memberless_bases", "constructs", "attribute_guards", "class_bases", "member_writes", "declaration_files", "own_kinds", "file_local",
-                  "included", "partial_parse", "silent", "namespaces", "parse_masks", "conditional"}
+                  "extension", "included", "partial_parse", "silent", "namespaces", "namespaces_nest", "namespace_keyword",
+                  "parse_masks", "conditional"}
 _SIGNATURE_KEYS = {"parameters", "counted", "keywords", "keyword_open", "positional_only", "keyword_arguments", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
                    "transparent", "optional", "empty_unknown", "none", "default_tokens"}
@@ -1063,7 +1074,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
                 raise ConfigError(f"language profile {source}: semantic.{key} entry {folder!r} must be a "
                                   "path below the project", fix='write it like "src" or "src/lib.rs"')
     for key in ("version_suffix", "qualified_names", "root_module", "source_sets", "module_replaces", "workspace_modules",
-                "file_local"):
+                "file_local", "extension"):
         try:
             found = re.compile(text(key, ""))
         except re.error as error:
@@ -1082,7 +1093,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
             raise ConfigError(f"language profile {source}: semantic.workspace and semantic.workspace_modules go "
                               "together, the pattern with a group (a module's folder), with semantic.root_module",
                               fix='write them like workspace = "go.work" with workspace_modules = "^[ \\t]*(?:use[ \\t]+)?(\\.\\S*)"')
-    for key in ("members_in_scope", "member_imports", "package_types", "partial_parse"):
+    for key in ("members_in_scope", "member_imports", "package_types", "partial_parse", "namespaces_nest"):
         if not isinstance(raw.get(key, False), bool):
             raise ConfigError(f"language profile {source}: semantic.{key} must be true or false")
     return SemanticRules(
@@ -1115,10 +1126,11 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         constructs=text("constructs", ""), attribute_guards=text("attribute_guards", ""),
         class_bases=text("class_bases", ""), member_writes=text("member_writes", ""),
         declaration_files=strings("declaration_files"),
-        own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""),
+        own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""), extension=text("extension", ""),
         included=frozenset(strings("included")),
         partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
-        namespaces=text("namespaces", ""), parse_masks=tuple(_parse_masks(raw, source, "semantic.parse_masks")),
+        namespaces=text("namespaces", ""), namespaces_nest=raw.get("namespaces_nest", True),
+        namespace_keyword=text("namespace_keyword", "namespace"), parse_masks=tuple(_parse_masks(raw, source, "semantic.parse_masks")),
         conditional=_conditional(raw, source),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
