@@ -24,7 +24,7 @@ from typing import Sequence
 from ..consolidate import Intent, classify_path
 from ..consolidate.intent import Op
 from ..consolidate.requirements_file import COMMENT
-from ..errors import WtcError
+from ..errors import EditError, WtcError
 
 # Comments of the formats no grammar profile reads, by their tools' rules: pip's (a `#` at the line's
 # start or after white space: requirements_file.COMMENT) and go's (`//` to the line's end).
@@ -39,9 +39,7 @@ def uncarried_edits(path: str, base: bytes | None, new: bytes | None, intents: S
     kind = classify_path(path)
     if kind is None or kind.kind != "manifest" or base is None or new is None or base == new:
         return []
-    carried = _applied(path, base, [i for i in intents if i.manifest == path and i.op != Op.RELOCK])
-    if carried is None:
-        return []       # an intent the editors do not apply here: consolidation says so itself
+    carried = applied(path, base, intents)
     wanted, made = _comments(path, new), _comments(path, carried)
     missing = Counter(text for _, text in wanted) - Counter(text for _, text in made)
     extra = Counter(text for _, text in made) - Counter(text for _, text in wanted)
@@ -59,15 +57,24 @@ def uncarried_edits(path: str, base: bytes | None, new: bytes | None, intents: S
     return lost
 
 
-def _applied(path: str, base: bytes, intents: Sequence[Intent]) -> bytes | None:
+def applied(path: str, base: bytes, intents: Sequence[Intent]) -> bytes:
+    """`base` with the task's intents of `path` applied by consolidation's editors. An intent they
+    cannot apply raises `EditError` naming it: the check cannot say what would land, and it used to
+    pass then (a pom.xml given its own `<version>` with a comment above it: the comment was dropped
+    without a word, and consolidation failed on the version later)."""
     from ..consolidate.edits import edit_manifest
 
     data = base
     for intent in intents:
+        if intent.manifest != path or intent.op == Op.RELOCK:
+            continue
         try:
             data = edit_manifest(path, data, intent)
-        except WtcError:
-            return None
+        except WtcError as error:
+            raise EditError(f"{path}: consolidation cannot apply the task's intent {intent.summary()} to the file "
+                            f"(so what of the edit would land cannot be checked): {error.message}",
+                            fix=(error.fix + "; or " if error.fix else "") + "make that edit in a task that owns "
+                                "the file (have the lead unreserve it: `reserved-remove` in .wtc.toml)") from error
     return data
 
 

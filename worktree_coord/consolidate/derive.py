@@ -178,7 +178,9 @@ def derive_intents(
                 add(Op.SET_KEY, settings.SETTINGS_GROUP, change.name, spec=change.after,
                     expected_before=change.before, options=placement)
 
-    return sorted(intents, key=lambda i: i.intent_id)
+    from worktree_coord.consolidate.edits.comments import attach
+
+    return sorted(attach(path, base, new, intents), key=lambda i: i.intent_id)
 
 
 def _member_changes(path: str, base: bytes | None, new: bytes | None, task: str, eco: Ecosystem) -> str:
