@@ -185,3 +185,21 @@ def test_a_comment_above_a_go_requirement_lands_after_go_mod_edit(tmp_path: Path
     assert code == 0, consolidated
     landed = git(repo, "show", "wtc/r/integration:go.mod")
     assert "// the answer, from our own module\nrequire example.com/lib v0.0.0" in landed, landed
+
+
+def test_layout_changed_beside_a_key_edit_is_said_at_finish(tmp_path: Path) -> None:
+    """A Cargo.toml's dependencies reordered alongside a version bump: the bump is carried, the
+    order is not, and the finish said nothing of it (the task merged, the layout vanished). The
+    finish's note names the lines consolidation will not write as the task did."""
+    base = '[package]\nname = "x"\nversion = "0.1.0"\n\n[dependencies]\nserde = "1"\nanyhow = "1"\n'
+    repo = make_repo(tmp_path / "repo", {"Cargo.toml": base, "src/a.py": "A = 1\n"})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    text = '[package]\nname = "x"\nversion = "0.2.0"\n\n[dependencies]\nanyhow = "1"\nserde = "1"\n'
+    code, done = _finish(repo, "sorted", {"Cargo.toml": text})
+    assert code == 0 and done["state"] == "merged", done
+    [note] = [n for n in done["notes"] if n.startswith("Cargo.toml: line(s)")]
+    assert "line(s) 6, 7 of the task's file are not written as the task wrote them" in note, note
+    assert "carries no layout" in note
+    # key edits alone: no such note
+    code, done = _finish(repo, "bump", {"Cargo.toml": base.replace('"0.1.0"', '"0.3.0"')})
+    assert code == 0 and not [n for n in done["notes"] if "not written as the task wrote them" in n], done

@@ -101,3 +101,38 @@ def _comments(path: str, data: bytes) -> list[tuple[int, str]]:
         else:
             stack.extend(reversed(node.children))
     return out
+
+
+def uncarried_layout(path: str, base: bytes | None, new: bytes | None, intents: Sequence[Intent]) -> str | None:
+    """A note when the task's file differs from what consolidation writes of it (its intents applied
+    to the base) in more than comments: the layout the task changed beside its key edits (entries
+    reordered, re-indented, blank lines), which no intent carries. It merged as "merged" and the
+    layout part was gone without a word (fidelity13: a Cargo.toml's dependencies sorted alongside a
+    version bump). None when everything lands as written, or nothing is carried at all (the finish's
+    "no intent carries it" note says that)."""
+    kind = classify_path(path)
+    mine = [i for i in intents if i.manifest == path and i.op != Op.RELOCK]
+    if kind is None or kind.kind != "manifest" or base is None or new is None or base == new or not mine:
+        return None
+    try:
+        carried = applied(path, base, mine)
+    except EditError:
+        return None         # refused at finish already (reserved_edits.py)
+    if carried == new:
+        return None
+    from difflib import SequenceMatcher
+
+    lines = new.decode("utf-8", errors="replace").splitlines()
+    codes = SequenceMatcher(None, carried.decode("utf-8", errors="replace").splitlines(), lines,
+                            autojunk=False).get_opcodes()
+    # a line the task's file does not have (moved away, or taken out) is named by the line before the gap
+    spans = [(j1 + 1, j2) if tag != "delete" else (max(1, j1), max(1, j1)) for tag, _, _, j1, j2 in codes
+             if tag != "equal"]
+    if not spans:           # only the final newline or the end of line differs
+        return (f"{path}: its end of line or final newline is the file's, not the task's: consolidation applies "
+                "the task's key edits to the file as it stands")
+    shown = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans[:6]) + (" ..." if len(spans) > 6 else "")
+    return (f"{path}: line(s) {shown} of the task's file are not written as the task wrote them: consolidation "
+            f"applies its {len(mine)} key edit(s) to the file as it stands and carries no layout (order, "
+            f"indentation, blank lines, a value's spelling); for that layout, have the lead unreserve {path} "
+            "(`reserved-remove`), or make it in a task after the run lands")
