@@ -198,7 +198,7 @@ def test_layout_changed_beside_a_key_edit_is_said_at_finish(tmp_path: Path) -> N
     code, done = _finish(repo, "sorted", {"Cargo.toml": text})
     assert code == 0 and done["state"] == "merged", done
     [note] = [n for n in done["notes"] if n.startswith("Cargo.toml: line(s)")]
-    assert "line(s) 6, 7 of the task's file are not written as the task wrote them" in note, note
+    assert "line(s) 6-7 of the task's file are not written as the task wrote them" in note, note
     assert "carries no layout" in note
     # key edits alone: no such note
     code, done = _finish(repo, "bump", {"Cargo.toml": base.replace('"0.1.0"', '"0.3.0"')})

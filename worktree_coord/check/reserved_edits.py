@@ -73,12 +73,11 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
             if lost:
                 violations.append({
                     "path": change.path, "rule": "reserved_unexpressible",
-                    "detail": "consolidation carries a reserved manifest's keys, and a comment only on the line "
-                              "of an entry the task adds or changes or on the lines just above it, so these "
+                    "detail": "consolidation carries a reserved manifest's keys, and a comment only with an entry "
+                              "the task adds or changes (on its line, or on the lines just above it), so these "
                               "edits would be lost: " + "; ".join(lost[:6]) + (f" (and {len(lost) - 6} more)"
                                                                                if len(lost) > 6 else "")
-                              + f"; put each comment just above (or on) the entry it is about, or take those edits out of "
-                                f"{change.path} in the worktree (what it had at the task's "
+                              + f"; take those edits out of {change.path} in the worktree (what it had at the task's "
                                 f"base: `git show {since[:12]}:{change.path}`) and finish again: its key edits are "
                                 "carried; or have the lead unreserve the file (`reserved-remove` in .wtc.toml or "
                                 "[tool.worktree-coord])"})

@@ -131,7 +131,13 @@ def uncarried_layout(path: str, base: bytes | None, new: bytes | None, intents: 
     if not spans:           # only the final newline or the end of line differs
         return (f"{path}: its end of line or final newline is the file's, not the task's: consolidation applies "
                 "the task's key edits to the file as it stands")
-    shown = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans[:6]) + (" ..." if len(spans) > 6 else "")
+    joined: list[tuple[int, int]] = []
+    for first, last in spans:       # 88-89 and 90 read as 88-90
+        if joined and first <= joined[-1][1] + 1:
+            joined[-1] = (joined[-1][0], max(last, joined[-1][1]))
+        else:
+            joined.append((first, last))
+    shown = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in joined[:6]) + (" ..." if len(joined) > 6 else "")
     return (f"{path}: line(s) {shown} of the task's file are not written as the task wrote them: consolidation "
             f"applies its {len(mine)} key edit(s) to the file as it stands and carries no layout (order, "
             f"indentation, blank lines, a value's spelling); for that layout, have the lead unreserve {path} "
