@@ -203,3 +203,24 @@ def test_layout_changed_beside_a_key_edit_is_said_at_finish(tmp_path: Path) -> N
     # key edits alone: no such note
     code, done = _finish(repo, "bump", {"Cargo.toml": base.replace('"0.1.0"', '"0.3.0"')})
     assert code == 0 and not [n for n in done["notes"] if "not written as the task wrote them" in n], done
+
+
+def test_a_comment_over_a_new_block_stays_with_it_when_another_block_lands_beside_it(repo: Path) -> None:
+    """Two tasks each add a `<dependency>` after the same one, the second with a comment above its
+    own. Applied second, its block goes before the first task's, and a line diff reads its
+    `<dependency>` line as the other block's: the comment landed over the other task's dependency
+    (found driving wtc on javapoet). The entry is found by all its lines as the task wrote them."""
+    dependency = "    <dependency>\n      <groupId>x</groupId>\n      <artifactId>{}</artifactId>\n" \
+                 "      <version>1</version>\n    </dependency>\n"
+    anchor = "</dependency>\n  </dependencies>"
+    plain = POM.replace(anchor, "</dependency>\n" + dependency.format("w") + "  </dependencies>")
+    commented = POM.replace(anchor, "</dependency>\n    <!-- z: for the CLI -->\n" + dependency.format("z")
+                            + "  </dependencies>")
+    for task, text in (("a-plain", plain), ("b-commented", commented)):
+        code, done = _finish(repo, task, {"pom.xml": text})
+        assert code == 0 and done["state"] == "merged", done
+    code, consolidated = wtc_in_process(repo, "consolidate", "--run", "r")
+    assert code == 0, consolidated
+    landed = git(repo, "show", "wtc/r/integration:pom.xml")
+    assert "<!-- z: for the CLI -->\n" + dependency.format("z") in landed, landed
+    assert landed.count("<!--") == 1, landed

@@ -4,7 +4,7 @@ Stage: derive (`attach`: which intent a new comment block belongs to) and apply 
 written back above the entry the editor or the tool wrote). Input: the manifest's path, its bytes
 before and after (the task's base and result at derive; the file before and after one intent's edit
 at apply) and the intents. Output: intents whose `placement` holds `comment` (the block's lines as
-the task wrote them), `comment_at` (the entry's first line, stripped: where the block goes) and
+the task wrote them), `comment_at` (the entry's lines as the task wrote them, stripped: where the block goes) and
 `comment_replaces` (the comment lines the task replaced there, stripped); and the edited bytes with
 the block above the entry.
 
@@ -69,20 +69,23 @@ def attach(path: str, base: bytes | None, new: bytes | None, intents: Sequence[I
         start = at - 1
         while start > 0 and start - 1 in added and pattern.match(new_lines[start - 1]):
             start -= 1
-        owner = _owner(path, base, new_lines, at, out)
-        if owner is None:
+        found = _owner(path, base, new_lines, at, out)
+        if found is None:
             continue        # no one intent writes the line below: the finish's check names the comment
+        owner, run = found
         replaced = _replaced(old_lines, codes, start, pattern)
         placement = dict(out[owner].placement) | {"comment": tuple(new_lines[start:at]),
-                                                  "comment_at": line.strip(), "comment_replaces": replaced}
+                                                  "comment_at": tuple(line.strip() for line in new_lines[at:at + run]),
+                                                  "comment_replaces": replaced}
         out[owner] = dataclasses.replace(out[owner], placement=tuple(placement.items()))
     return out
 
 
-def _owner(path: str, base: bytes, new_lines: list[str], at: int, intents: Sequence[Intent]) -> int | None:
+def _owner(path: str, base: bytes, new_lines: list[str], at: int, intents: Sequence[Intent]
+           ) -> tuple[int, int] | None:
     """The index of the one intent whose edit of `base` writes the task's line `at` (and the most of
     the lines after it, as the task wrote them: two `<dependency>` blocks are told apart by their
-    `<artifactId>`); None when none does or two do equally."""
+    `<artifactId>`), with the number of lines it writes so; None when none does or two do equally."""
     from worktree_coord.consolidate.edits.common import edit_manifest
 
     base_lines = _lines(base)
@@ -96,19 +99,34 @@ def _owner(path: str, base: bytes, new_lines: list[str], at: int, intents: Seque
         except WtcError:
             continue
         changed, _ = _changed(base_lines, edited)
-        best = 0
-        for j in sorted(changed):
-            run = 0
-            while (j + run in changed and at + run < len(new_lines)
-                   and edited[j + run].strip() == new_lines[at + run].strip()):
-                run += 1
-            best = max(best, run)
+        best = max((len(run) for run in _runs(base_lines, edited, new_lines[at:])
+                    if any(j in changed for j in run)), default=0)
         if best:
             scores.append((best, index))
     scores.sort(reverse=True)
     if not scores or (len(scores) > 1 and scores[0][0] == scores[1][0]):
         return None
-    return scores[0][1]
+    return scores[0][1], scores[0][0]
+
+
+def _runs(before: list[str], after: list[str], wanted: Sequence[str]) -> list[tuple[int, ...]]:
+    """Where in `after` (an edit of `before`) the lines `wanted` start, as far as they match
+    (stripped), at most as many lines as the edit wrote: each run as the indexes of its lines, those
+    holding a line the edit wrote first. Found by text, not among the changed lines alone: a line
+    diff of a block inserted beside one of the same shape (`<dependency>` ... before `<dependency>`
+    ...) may call some of its lines the other block's."""
+    changed, _ = _changed(before, after)
+    most = max(1, len(changed))
+    touching, others = [], []
+    for j, line in enumerate(after):
+        if not wanted or line.strip() != wanted[0].strip():
+            continue
+        length = 1
+        while j + length < len(after) and length < min(len(wanted), most) and \
+                after[j + length].strip() == wanted[length].strip():
+            length += 1
+        (touching if any(j + k in changed for k in range(length)) else others).append(tuple(range(j, j + length)))
+    return touching + others
 
 
 def _replaced(old_lines: list[str], codes: list[tuple[str, int, int, int, int]], start: int,
@@ -133,18 +151,17 @@ def carry(path: str, before: bytes, after: bytes, intent: Intent) -> bytes:
     such a comment)."""
     where = dict(intent.placement)
     block, anchor = where.get("comment"), where.get("comment_at")
-    if not block or not isinstance(anchor, str):
+    if not block or not anchor:
         return after
     text = after.decode("utf-8")
     eol = "\r\n" if "\r\n" in text else "\n"
     lines = text.splitlines()
-    changed, _ = _changed(_lines(before), lines)
-    hits = [j for j in sorted(changed) if lines[j].strip() == anchor]
-    if not hits:
+    wanted = [anchor] if isinstance(anchor, str) else list(anchor)
+    runs = [run for run in _runs(_lines(before), lines, wanted) if len(run) == len(wanted)]
+    if not runs:
         return after
-    at = hits[0]
-    wanted = [line.strip() for line in block]
-    if [line.strip() for line in lines[max(0, at - len(block)):at]] == wanted:
+    at = runs[0][0]
+    if [line.strip() for line in lines[max(0, at - len(block)):at]] == [line.strip() for line in block]:
         return after
     replaces = list(where.get("comment_replaces") or ())
     start = at - len(replaces) if replaces and [line.strip() for line in lines[max(0, at - len(replaces)):at]] \
