@@ -147,8 +147,7 @@ def _replaced(old_lines: list[str], codes: list[tuple[str, int, int, int, int]],
 def carry(path: str, before: bytes, after: bytes, intent: Intent) -> bytes:
     """`after` (the file once the intent's entry is written) with the intent's comment block on the
     lines above that entry, in place of the comment it replaces; `after` as it is when the intent
-    carries none or the entry is not among the lines the edit wrote (the finish's check names
-    such a comment)."""
+    carries none."""
     where = dict(intent.placement)
     block, anchor = where.get("comment"), where.get("comment_at")
     if not block or not anchor:
@@ -157,9 +156,14 @@ def carry(path: str, before: bytes, after: bytes, intent: Intent) -> bytes:
     eol = "\r\n" if "\r\n" in text else "\n"
     lines = text.splitlines()
     wanted = [anchor] if isinstance(anchor, str) else list(anchor)
-    runs = [run for run in _runs(_lines(before), lines, wanted) if len(run) == len(wanted)]
+    # The entry as the task wrote it; else (a tool wrote it its own way) the line the edit wrote that
+    # starts as the task's did; else the first line it wrote: the comment is never dropped.
+    found = _runs(_lines(before), lines, wanted)
+    changed, _ = _changed(_lines(before), lines)
+    runs = [run for run in found if len(run) == len(wanted)] or [run for run in found if run[0] in changed] \
+        or [(j,) for j in sorted(changed)[:1]]
     if not runs:
-        return after
+        return after        # the edit wrote nothing: the entry is as the intent wants it already
     at = runs[0][0]
     if [line.strip() for line in lines[max(0, at - len(block)):at]] == [line.strip() for line in block]:
         return after
