@@ -60,6 +60,8 @@ def attach(path: str, base: bytes | None, new: bytes | None, intents: Sequence[I
     if pattern is None or base is None or new is None:
         return list(intents)
     old_lines, new_lines = _lines(base), _lines(new)
+    if not any(pattern.match(line) for line in set(new_lines) - set(old_lines)):
+        return list(intents)        # no comment line the base lacks: no line diff of the whole file
     added, codes = _changed(old_lines, new_lines)
     out = list(intents)
     for at in range(1, len(new_lines)):
