@@ -694,6 +694,11 @@ def _declared_setting(path: str, fmt: str, op: Op, name: str, spec: str | None) 
         value = json.loads(spec)
     except json.JSONDecodeError:
         value = spec
+    if fmt == "pom" and parts[0] == "profiles" and len(parts) == 2 and not (
+            isinstance(value, str) and value.strip().startswith("<profile>") and f"<id>{parts[1]}</id>" in value):
+        raise UsageError(f"{name} is a whole Maven profile: --spec must be its <profile> element, with "
+                         f"<id>{parts[1]}</id>", fix=f"--spec '<profile><id>{parts[1]}</id>...</profile>', or name a "
+                                                     f"place inside it: --profile {parts[1]} --op add_dep ...")
     return settings.key_text(parts), settings.encode(value)
 
 
