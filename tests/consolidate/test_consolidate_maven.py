@@ -340,7 +340,8 @@ def test_a_declared_property_is_named_by_everything_after_properties(tmp_path: P
         (tmp_path / "pom.xml").read_text()
     with pytest.raises(UsageError, match="no plugin or element of a pom.xml's <build>"):
         declare_intent("pom.xml", POM.encode(), task="d", op="set_key", name="build.plugins", spec="x")
-    with pytest.raises(UsageError, match="inside <profiles>"):
+    # `profiles.ID` is a whole profile (`--profile ID` names a place inside one): its element, or refused
+    with pytest.raises(UsageError, match="is a whole Maven profile: --spec must be its <profile> element"):
         declare_intent("pom.xml", POM.encode(), task="d", op="set_key", name="profiles.profile", spec="x")
     plugin = declare_intent("pom.xml", POM.encode(), task="d", op="set_key",
                             name='build.plugins."org.apache.maven.plugins:maven-jar-plugin"',

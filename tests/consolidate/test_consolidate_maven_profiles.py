@@ -6,6 +6,7 @@ with `ci` and `release` profiles) conflicted at consolidation. Real repositories
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.conftest import git, make_repo, write, wtc_in_process
@@ -104,3 +105,40 @@ def test_tasks_changing_different_profiles_all_land_and_one_dependency_changed_t
     assert landed == PROFILED.replace(ci_dependencies, ci_dependencies.replace(
         "      </dependencies>", MOCKITO + "      </dependencies>")).replace(
         "        </plugins>", SOURCES + "        </plugins>").replace("  </profiles>", NEW_PROFILE + "  </profiles>")
+
+
+def test_intents_declared_inside_a_profile_land_where_the_same_edit_by_hand_would(tmp_path: Path) -> None:
+    """`wtc intent add --profile ID` names a place inside a `<profile>`: a dependency of its
+    `<dependencies>` added or its version set. A declared setting could only be a property or a
+    whole top-level element, so an agent could not declare the `ci` profile's new dependency
+    without editing the reserved pom.xml."""
+    repo = make_repo(tmp_path / "repo", {"pom.xml": PROFILED, "src/A.java": "class A {}\n"})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    declared = {"mockito": ["--op", "add_dep", "--name", "org.mockito:mockito-core", "--spec", "5.11.0"],
+                "jacoco": ["--op", "set_spec", "--name", "org.jacoco:org.jacoco.agent", "--spec", "0.8.12"]}
+    for task, words in declared.items():
+        assert wtc_in_process(repo, "task", "start", task, "--run", "r", "--own", "src/**")[0] == 0
+        code, body = wtc_in_process(repo, "intent", "add", task, "--run", "r", "--manifest", "pom.xml",
+                                    "--profile", "ci", *words)
+        assert code == 0, body
+        code, finished = wtc_in_process(repo, "task", "finish", task, "--run", "r")
+        assert code == 0 and finished["state"] == "merged", finished
+    code, body = wtc_in_process(repo, "intent", "list", "--run", "r")
+    assert sorted(row["data"]["name"] for row in body["intents"]) == [
+        'profiles.ci.dependencies."org.jacoco:org.jacoco.agent"', 'profiles.ci.dependencies."org.mockito:mockito-core"']
+    code, body = wtc_in_process(repo, "consolidate", "--run", "r")
+    assert code == 0, body
+    ci_dependencies = "        </dependency>\n      </dependencies>\n    </profile>\n    <!--"
+    assert git(repo, "show", "wtc/r/integration:pom.xml") + "\n" == PROFILED.replace(ci_dependencies, ci_dependencies.replace(
+        "      </dependencies>", MOCKITO + "      </dependencies>")).replace("0.8.11", "0.8.12")
+
+
+def test_a_profile_the_pom_does_not_have_is_refused_naming_those_it_has(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"pom.xml": PROFILED, "src/A.java": "class A {}\n"})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    assert wtc_in_process(repo, "task", "start", "t", "--run", "r", "--own", "src/**")[0] == 0
+    code, body = wtc_in_process(repo, "intent", "add", "t", "--run", "r", "--manifest", "pom.xml", "--profile", "cj",
+                                "--op", "add_dep", "--name", "org.mockito:mockito-core", "--spec", "5.11.0")
+    assert code != 0, body
+    text = json.dumps(body)
+    assert "pom.xml has no profile 'cj'" in text and "ci, release" in text, body

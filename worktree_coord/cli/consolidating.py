@@ -47,6 +47,10 @@ def intent_add(
     spec: Optional[str] = typer.Option(None, "--spec", help="Version range or value."),
     group: Optional[str] = typer.Option(None, "--group", help="Dependency group (default: the manifest's main one; pyproject.toml: optional:NAME, "
                                       "group:NAME, or a bare NAME the manifest has)."),
+    profile: Optional[str] = typer.Option(None, "--profile", help="pom.xml: the id of the Maven profile the place is in "
+                                          "(add_dep/set_spec/remove_dep: a dependency of the profile, --name "
+                                          "GROUP:ARTIFACT; set_key/remove_key: --name a key inside it, e.g. "
+                                          "build.plugins.\"G:A\")."),
     rationale: str = typer.Option("", "--why", help="Why the task needs it."),
     key: Optional[str] = KeyOption,
     repo: str = RepoOption,
@@ -61,7 +65,7 @@ def intent_add(
     task, run = fastcli.task_and_run("intent add", task, run, repo)   # inside a task's worktree: its own
     with open_coordinator(repo) as coordinator:
         intent = coordinator.add_intent(run, task, manifest=manifest, op=op, name=name, spec=spec, group=group,
-                                        rationale=rationale, key=key)
+                                        rationale=rationale, key=key, profile=profile)
     emit({"intent": intent}, schema="intent.add", json_mode=json_mode, human=render.intent_added(intent, run),
          exit_code=0)
     return 0

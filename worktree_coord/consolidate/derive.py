@@ -178,7 +178,9 @@ def derive_intents(
                 add(Op.SET_KEY, settings.SETTINGS_GROUP, change.name, spec=change.after,
                     expected_before=change.before, options=placement)
 
-    return sorted(intents, key=lambda i: i.intent_id)
+    from worktree_coord.consolidate.edits.comments import attach
+
+    return sorted(attach(path, base, new, intents), key=lambda i: i.intent_id)
 
 
 def _member_changes(path: str, base: bytes | None, new: bytes | None, task: str, eco: Ecosystem) -> str:
@@ -487,8 +489,10 @@ def declare_intent(
     base_commit: str = "",
     priority: int = 0,
     rationale: str = "",
+    profile: str | None = None,
 ) -> Intent:
     """An intent an agent declares directly (`wtc intent add`), with its base value filled in.
+    `profile`: a pom.xml's profile the place is in (pom_profiles.py).
 
     `base` is the manifest at the task's base; the name is normalized for the ecosystem and the
     group defaults to the manifest's main dependency group. The result is the same intent
@@ -502,6 +506,12 @@ def declare_intent(
         raise UsageError(f"{path} is not a manifest consolidation can edit",
                          fix="name a package.json, Cargo.toml, pyproject.toml, requirements*.txt or go.mod")
     op = Op(op)
+    if profile is not None:
+        if kind.format != "pom":
+            raise UsageError(f"--profile names a Maven profile; {path} is no pom.xml", fix="leave --profile out")
+        from worktree_coord.consolidate.pom_profiles import profile_declaration
+
+        op, name, spec = profile_declaration(path, base, op, name, spec, group, profile)
     eco = _ecosystem_of(path, base, ecosystem)
     root = _home(path) if root is None else root.strip("/")
     if op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER):
@@ -684,7 +694,26 @@ def _declared_setting(path: str, fmt: str, op: Op, name: str, spec: str | None) 
         value = json.loads(spec)
     except json.JSONDecodeError:
         value = spec
+    if fmt == "pom" and parts[0] == "profiles" and len(parts) == 2 and not (
+            isinstance(value, str) and value.strip().startswith("<profile>") and f"<id>{parts[1]}</id>" in value):
+        raise UsageError(f"{name} is a whole Maven profile: --spec must be its <profile> element, with "
+                         f"<id>{parts[1]}</id>", fix=f"--spec '<profile><id>{parts[1]}</id>...</profile>', or name a "
+                                                     f"place inside it: --profile {parts[1]} --op add_dep ...")
     return settings.key_text(parts), settings.encode(value)
+
+
+def _pom_build_key(name: str, parts: tuple[str, ...]) -> None:
+    """Refuse a key of a <build> (`build...`, parts from "build") that settings.changes does not key."""
+    # settings.changes keys <build> so (pom.build_document): a plugin by groupId:artifactId, in
+    # <plugins> or in <pluginManagement>'s, or another element of <build> whole
+    inner = parts[2:] if len(parts) > 1 and parts[1] == "pluginManagement" else parts[1:]
+    if inner and (inner[0] == "plugins" and len(inner) == 2 or inner[0] not in ("plugins", "pluginManagement")
+                  and len(inner) == 1):
+        return
+    raise UsageError(f"{name} is no plugin or element of a pom.xml's <build>",
+                     fix='name a plugin as build.plugins."GROUP:ARTIFACT" (or build.pluginManagement.plugins.'
+                         '"GROUP:ARTIFACT") with its whole <plugin> element as --spec, or another element of '
+                         "<build> as build.NAME")
 
 
 def _pom_setting(name: str, parts: tuple[str, ...]) -> tuple[str, ...]:
@@ -693,17 +722,22 @@ def _pom_setting(name: str, parts: tuple[str, ...]) -> tuple[str, ...]:
     other setting is one whole top-level element."""
     if parts[0] == "properties" and len(parts) > 1:
         return ("properties", ".".join(parts[1:]))
-    if parts[0] == "build" and len(parts) > 1:
-        # settings.changes keys <build> so (pom.build_document): a plugin by groupId:artifactId, in
-        # <plugins> or in <pluginManagement>'s, or another element of <build> whole
-        inner = parts[2:] if parts[1] == "pluginManagement" else parts[1:]
-        if inner and (inner[0] == "plugins" and len(inner) == 2 or inner[0] not in ("plugins", "pluginManagement")
-                      and len(inner) == 1):
+    if parts[0] == "profiles" and len(parts) > 1:
+        # settings.changes keys <profiles> so (pom.profiles_document): a profile by its id, in it its
+        # dependencies by their coordinates, its <build> as the main one, any other child whole
+        inner = parts[2:]
+        if not inner or inner[0] == "dependencies" and len(inner) == 2 or inner[0] not in ("dependencies", "build") \
+                and len(inner) == 1:
             return parts
-        raise UsageError(f"{name} is no plugin or element of a pom.xml's <build>",
-                         fix='name a plugin as build.plugins."GROUP:ARTIFACT" (or build.pluginManagement.plugins.'
-                             '"GROUP:ARTIFACT") with its whole <plugin> element as --spec, or another element of '
-                             "<build> as build.NAME")
+        if inner[0] == "build":
+            _pom_build_key(name, inner)
+            return parts
+        raise UsageError(f"{name} is no dependency or element of a Maven profile",
+                         fix='name a profile\'s dependency as profiles."ID".dependencies."GROUP:ARTIFACT" (or use '
+                             "--profile ID --op add_dep --name GROUP:ARTIFACT), another element as profiles.\"ID\".NAME")
+    if parts[0] == "build" and len(parts) > 1:
+        _pom_build_key(name, parts)
+        return parts
     if len(parts) > 1:
         raise UsageError(f"{name} is inside <{parts[0]}> of a pom.xml, whose settings are its properties and whole "
                          "top-level elements", fix=f"declare --name properties.NAME, or --name {parts[0]} with the "

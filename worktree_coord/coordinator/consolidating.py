@@ -65,8 +65,10 @@ class ConsolidationOperations(CoordinatorBase):
         return ConsolidationReport.from_json(done.outcome.result, replayed=done.replayed)
 
     def add_intent(self, run_id: str, task_id: str, *, manifest: str, op: str, name: str, spec: str | None = None,
-                   group: str | None = None, rationale: str = "", key: str | None = None) -> dict[str, Any]:
-        """An intent a task declares directly instead of editing a reserved file. Declaring again for
+                   group: str | None = None, rationale: str = "", key: str | None = None,
+                   profile: str | None = None) -> dict[str, Any]:
+        """An intent a task declares directly instead of editing a reserved file (`profile`: a place
+        inside that Maven profile of a pom.xml). Declaring again for
         the same task, manifest, group and name supersedes the earlier intent that is not applied
         (kept with state `superseded` and `detail.superseded_by`), and intents that were in conflict
         with it wait again; declaring exactly what is already waiting changes nothing. Returns the
@@ -87,7 +89,7 @@ class ConsolidationOperations(CoordinatorBase):
         root = find_root(manifest, paths, lambda name: self.git.file_at(run.base, name))
         try:
             intent = declare_intent(manifest, base, task=task_id, op=op, name=name, spec=spec, group=group,
-                                    root=root, base_commit=run.base, rationale=rationale,
+                                    root=root, base_commit=run.base, rationale=rationale, profile=profile,
                                     ecosystem=detect_ecosystem(manifest, root, paths))
         except ValueError:
             from ..consolidate.intent import Op

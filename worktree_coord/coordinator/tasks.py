@@ -695,6 +695,13 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 # the version it already has, comments, order): say so rather than "kept aside" alone.
                 notes.append(f"{path}: the edit changes no dependency, member, version or override that "
                              "consolidation applies, so no intent carries it (the relock decides the rest)")
+            from ..check.uncarried_edits import uncarried_layout
+
+            for change in changes:
+                if change.path in carried and (note := uncarried_layout(
+                        change.path, self.git.read_blob(change.old_oid) if change.old_oid else None,
+                        self.git.read_blob(change.new_oid) if change.new_oid else None, derived)):
+                    notes.append(note)
         result = TaskFinished(
             run=run.run_id, task=task_id, state=state.value, commit=tip, branch=task.branch, changed=changed,
             reserved=reserved, worktree=None, notes=notes, names_unread=unread.to_json() if unread else {},

@@ -277,6 +277,9 @@ async def intent_add(
                                                   "value as JSON or a plain string.")] = None,
     group: Annotated[str | None, Field(description="Dependency group (default: the manifest's main "
                                                    "one), e.g. devDependencies.")] = None,
+    profile: Annotated[str | None, Field(description="pom.xml: the id of the Maven profile the place is in "
+                                                     "(a dependency of that profile, or a key inside it for "
+                                                     "set_key/remove_key).")] = None,
     why: Annotated[str, Field(description="Why the task needs it (kept with the intent).")] = "",
     idempotency_key: Key = None,
 ) -> CallToolResult:
@@ -285,7 +288,7 @@ async def intent_add(
     supersedes the earlier intent."""
     def add(c: Coordinator) -> Reply:
         intent = c.add_intent(run, task, manifest=manifest, op=op, name=name, spec=spec, group=group,
-                              rationale=why, key=idempotency_key)
+                              rationale=why, key=idempotency_key, profile=profile)
         return Reply({"intent": intent}, "intent.add", render.intent_added(intent, run), exit_code=0)
 
     return await run_call(served, add)

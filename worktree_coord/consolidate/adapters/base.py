@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Protocol, Sequence
 
 from worktree_coord.consolidate.edits import EditError, edit_manifest
+from worktree_coord.consolidate.edits.comments import carry as carry_comment
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import read_manifest
 from worktree_coord.consolidate.planning import current_value, same_value, target_value
@@ -350,6 +351,7 @@ class ToolAdapter:
                 self._restore(lock, lock_before)      # the relock step owns the lockfile
                 if not self._keep_file_style(intent, before):
                     self._keep_written(intent)
+                self._keep_comment(intent, before)
                 self.edit_methods[intent.intent_id] = "native"
                 return "native"
             if native is not None:
@@ -419,6 +421,15 @@ class ToolAdapter:
         path.write_bytes(edit_manifest(intent.manifest, native, intent))
         if not self._holds(intent):
             path.write_bytes(native)
+
+    def _keep_comment(self, intent: Intent, before: bytes) -> None:
+        """After a native edit: the comment lines the task wrote above the entry (edits/comments.py),
+        which the tool knows nothing of."""
+        path = self.workdir / intent.manifest
+        native = path.read_bytes()
+        kept = carry_comment(intent.manifest, before, native, intent)
+        if kept != native:
+            path.write_bytes(kept)
 
     @staticmethod
     def _restore(path: Path, data: bytes | None) -> None:

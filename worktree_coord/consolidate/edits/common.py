@@ -20,7 +20,9 @@ EDITORS = {
 }
 
 
-def edit_manifest(path: str, data: bytes | None, intent: Intent) -> bytes:
+def edit_manifest(path: str, data: bytes | None, intent: Intent, *, comments: bool = True) -> bytes:
+    """`data` with the intent's key edited, and the comment lines the task wrote above its entry
+    (edits/comments.py) unless `comments` is False."""
     from worktree_coord.consolidate.manifests import classify_path
 
     kind = classify_path(path)
@@ -31,4 +33,9 @@ def edit_manifest(path: str, data: bytes | None, intent: Intent) -> bytes:
     if editor is None:
         raise EditError(f"no structural editor for {path} (intent {intent.intent_id})",
                         fix="apply this intent with the ecosystem's own tool, or edit the file in a task")
-    return importlib.import_module(f"worktree_coord.consolidate.edits.{editor}").edit(path, data, intent)
+    edited = importlib.import_module(f"worktree_coord.consolidate.edits.{editor}").edit(path, data, intent)
+    if not comments or not any(key == "comment" for key, _ in intent.placement):
+        return edited
+    from worktree_coord.consolidate.edits.comments import carry
+
+    return carry(path, data, edited, intent)

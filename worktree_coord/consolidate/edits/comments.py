@@ -1,0 +1,179 @@
+"""Comment lines a task wrote just above an entry it added or changed, carried with that entry's intent.
+
+Stage: derive (`attach`: which intent a new comment block belongs to) and apply (`carry`: the block
+written back above the entry the editor or the tool wrote). Input: the manifest's path, its bytes
+before and after (the task's base and result at derive; the file before and after one intent's edit
+at apply) and the intents. Output: intents whose `placement` holds `comment` (the block's lines as
+the task wrote them), `comment_at` (the entry's lines as the task wrote them, stripped: where the block goes) and
+`comment_replaces` (the comment lines the task replaced there, stripped); and the edited bytes with
+the block above the entry.
+
+Why: intents are key-level, so a comment line is no key's value; a requirement's own trailing comment
+already rides with its entry's text (placement `text`), but a comment on the line above a dependency
+(`# 8.4: the fixture fix` over `pytest==8.4.1`, `<!-- for the CLI -->` over a `<dependency>`) was
+refused at finish (`reserved_unexpressible`), where a person expects it to land with the entry.
+Rule: a block of comment-only lines the task added directly above (no blank line between) the first
+line of an entry that exactly one intent's edit writes, as the task wrote it, goes with that intent;
+any other comment is left to the finish's check (check/uncarried_edits.py), which names it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from difflib import SequenceMatcher
+from typing import Sequence
+
+from worktree_coord.consolidate.intent import Intent, Op
+from worktree_coord.errors import WtcError
+
+# A line that is a comment and nothing else, per manifest format (manifests.classify_path): TOML,
+# YAML and pip's `#`, go's `//`, a one-line XML comment.
+_HASH = re.compile(r"^\s*#")
+COMMENT_LINE = {
+    "requirements": _HASH, "cargo": _HASH, "pyproject": _HASH, "pixi": _HASH, "gradle-catalog": _HASH,
+    "pnpm-workspace": _HASH, "go.mod": re.compile(r"^\s*//"), "go.work": re.compile(r"^\s*//"),
+    "pom": re.compile(r"^\s*<!--.*-->\s*$"),
+}
+
+
+def _pattern(path: str) -> re.Pattern[str] | None:
+    from worktree_coord.consolidate.manifests import classify_path
+
+    kind = classify_path(path)
+    return COMMENT_LINE.get(kind.format) if kind is not None else None
+
+
+def _lines(data: bytes) -> list[str]:
+    return data.decode("utf-8", errors="replace").splitlines()
+
+
+def _changed(before: list[str], after: list[str]) -> tuple[set[int], list[tuple[str, int, int, int, int]]]:
+    """The indexes of `after`'s lines an edit inserted or rewrote, and the edit's opcodes."""
+    codes = SequenceMatcher(None, before, after, autojunk=False).get_opcodes()
+    return {j for tag, _, _, j1, j2 in codes if tag in ("insert", "replace") for j in range(j1, j2)}, codes
+
+
+def attach(path: str, base: bytes | None, new: bytes | None, intents: Sequence[Intent]) -> list[Intent]:
+    """`intents` with each new comment block put on the intent whose entry it sits above."""
+    pattern = _pattern(path)
+    if pattern is None or base is None or new is None:
+        return list(intents)
+    old_lines, new_lines = _lines(base), _lines(new)
+    if not any(pattern.match(line) for line in set(new_lines) - set(old_lines)):
+        return list(intents)        # no comment line the base lacks: no line diff of the whole file
+    added, codes = _changed(old_lines, new_lines)
+    out = list(intents)
+    for at in range(1, len(new_lines)):
+        line = new_lines[at]
+        if not line.strip() or pattern.match(line) or not (at - 1 in added and pattern.match(new_lines[at - 1])):
+            continue
+        start = at - 1
+        while start > 0 and start - 1 in added and pattern.match(new_lines[start - 1]):
+            start -= 1
+        found = _owner(path, base, new_lines, at, out)
+        if found is None:
+            continue        # no one intent writes the line below: the finish's check names the comment
+        owner, run = found
+        replaced = _replaced(old_lines, codes, start, pattern)
+        placement = dict(out[owner].placement) | {"comment": tuple(new_lines[start:at]),
+                                                  "comment_at": tuple(line.strip() for line in new_lines[at:at + run]),
+                                                  "comment_replaces": replaced}
+        out[owner] = dataclasses.replace(out[owner], placement=tuple(placement.items()))
+    return out
+
+
+def _owner(path: str, base: bytes, new_lines: list[str], at: int, intents: Sequence[Intent]
+           ) -> tuple[int, int] | None:
+    """The index of the one intent whose edit of `base` writes the task's line `at` (and the most of
+    the lines after it, as the task wrote them: two `<dependency>` blocks are told apart by their
+    `<artifactId>`), with the number of lines it writes so; None when none does or two do equally."""
+    from worktree_coord.consolidate.edits.common import edit_manifest
+
+    base_lines = _lines(base)
+    scores: list[tuple[int, int]] = []
+    for index, intent in enumerate(intents):
+        if intent.manifest != path or intent.op in (Op.RELOCK, Op.REMOVE_DEP, Op.REMOVE_KEY, Op.REMOVE_MEMBER,
+                                                    Op.REMOVE_OVERRIDE):
+            continue
+        try:
+            edited = _lines(edit_manifest(path, base, intent, comments=False))
+        except WtcError:
+            continue
+        changed, _ = _changed(base_lines, edited)
+        best = max((len(run) for run in _runs(base_lines, edited, new_lines[at:])
+                    if any(j in changed for j in run)), default=0)
+        if best:
+            scores.append((best, index))
+    scores.sort(reverse=True)
+    if not scores or (len(scores) > 1 and scores[0][0] == scores[1][0]):
+        return None
+    return scores[0][1], scores[0][0]
+
+
+def _runs(before: list[str], after: list[str], wanted: Sequence[str]) -> list[tuple[int, ...]]:
+    """Where in `after` (an edit of `before`) the lines `wanted` start, as far as they match
+    (stripped), at most as many lines as the edit wrote: each run as the indexes of its lines, those
+    holding a line the edit wrote first. Found by text, not among the changed lines alone: a line
+    diff of a block inserted beside one of the same shape (`<dependency>` ... before `<dependency>`
+    ...) may call some of its lines the other block's."""
+    changed, _ = _changed(before, after)
+    most = max(1, len(changed))
+    touching, others = [], []
+    for j, line in enumerate(after):
+        if not wanted or line.strip() != wanted[0].strip():
+            continue
+        length = 1
+        while j + length < len(after) and length < min(len(wanted), most) and \
+                after[j + length].strip() == wanted[length].strip():
+            length += 1
+        (touching if any(j + k in changed for k in range(length)) else others).append(tuple(range(j, j + length)))
+    return touching + others
+
+
+def _replaced(old_lines: list[str], codes: list[tuple[str, int, int, int, int]], start: int,
+              pattern: re.Pattern[str]) -> tuple[str, ...]:
+    """The base's comment lines the task's edit took out where it wrote the block (its comment
+    above the entry rewritten), stripped."""
+    for tag, i1, i2, j1, j2 in codes:
+        if tag == "replace" and j1 <= start < j2:
+            taken = []
+            for line in old_lines[i1:i2]:
+                if not pattern.match(line):
+                    break
+                taken.append(line.strip())
+            return tuple(taken)
+    return ()
+
+
+def carry(path: str, before: bytes, after: bytes, intent: Intent) -> bytes:
+    """`after` (the file once the intent's entry is written) with the intent's comment block on the
+    lines above that entry, in place of the comment it replaces; `after` as it is when the intent
+    carries none."""
+    where = dict(intent.placement)
+    block, anchor = where.get("comment"), where.get("comment_at")
+    if not block or not anchor:
+        return after
+    text = after.decode("utf-8")
+    eol = "\r\n" if "\r\n" in text else "\n"
+    lines = text.splitlines()
+    wanted = [anchor] if isinstance(anchor, str) else list(anchor)
+    # The entry as the task wrote it; else (a tool wrote it its own way) the line the edit wrote that
+    # starts as the task's did; else the first line it wrote: the comment is never dropped.
+    found = _runs(_lines(before), lines, wanted)
+    changed, _ = _changed(_lines(before), lines)
+    runs = [run for run in found if len(run) == len(wanted)] or [run for run in found if run[0] in changed] \
+        or [(j,) for j in sorted(changed)[:1]]
+    if not runs:
+        return after        # the edit wrote nothing: the entry is as the intent wants it already
+    at = runs[0][0]
+    if [line.strip() for line in lines[max(0, at - len(block)):at]] == [line.strip() for line in block]:
+        return after
+    replaces = list(where.get("comment_replaces") or ())
+    start = at - len(replaces) if replaces and [line.strip() for line in lines[max(0, at - len(replaces)):at]] \
+        == replaces else at
+    lines[start:at] = list(block)
+    out = eol.join(lines)
+    if text.endswith(("\n", "\r")):
+        out += eol
+    return out.encode("utf-8")
