@@ -35,6 +35,7 @@ import re
 from typing import Any, Iterable
 
 from ..languages.profiles import profile_for_path
+from .fields import member_writes
 from .symbols import Reference, Symbols, visible_import
 
 # The check that asks (semantic._Check), typed loosely: this module is below semantic.py, which imports it.
@@ -133,7 +134,7 @@ def _no_other_definer(check: _Check, path: str, container: tuple[str, ...], name
     """No file the check holds defines `name` at any version, nor assigns it as an attribute, but the
     class `container` of `path`."""
     for other, versions in check.files.items():
-        writes = _writes(other, name)
+        writes = member_writes(other, name)
         for which in ("base", "left", "right", "merged"):
             data = versions.version(which)
             if data is None or name.encode() not in data:
@@ -143,12 +144,36 @@ def _no_other_definer(check: _Check, path: str, container: tuple[str, ...], name
             symbols = check.symbols(other, which, uses=False)
             if symbols is None:
                 return False   # a version the check cannot read may define it
-            if any(d.name == name and d.kind != "import" and (other, d.container) != (path, container)
-                   for d in symbols.definitions):
+            if _defines_elsewhere(symbols, other, path, container, name):
                 return False
-            if any(name in names and (other, bound) != (path, container) for bound, names in symbols.bound.items() if bound):
-                return False   # a field another class binds (`self.name = ...` in its methods)
+    if check.whole_words or check.spelled is None:
+        return True   # (the look: every file spelling the name is held)
+    spelling = check.spelled(name)
+    if spelling is None:
+        return False   # the tree's files spelling it are not known: unsure
+    for other in spelling:
+        if other in check.files:
+            continue   # (read above, at every version)
+        data = check.tree_bytes(other)   # a file no side changed: the same in every tree
+        if data is None or name.encode() not in data:
+            continue
+        writes = member_writes(other, name)
+        if writes is not None and writes.search(data):
+            return False
+        symbols = check.tree_symbols(other)
+        if symbols is None or _defines_elsewhere(symbols, other, path, container, name):
+            return False
     return True
+
+
+def _defines_elsewhere(symbols: Symbols, other: str, path: str, container: tuple[str, ...], name: str) -> bool:
+    """Whether the file `other` (read as `symbols`) defines `name` but as the class `container` of `path`
+    does: another class's method or field, a function, a name bound at its top level."""
+    if any(d.name == name and d.kind != "import" and (other, d.container) != (path, container)
+           for d in symbols.definitions):
+        return True
+    # a field another class binds (`self.name = ...` in its methods)
+    return any(name in names and (other, bound) != (path, container) for bound, names in symbols.bound.items() if bound)
 
 
 def _symbols(check: _Check, path: str) -> Symbols | None:
@@ -161,13 +186,6 @@ def _text(check: _Check, path: str) -> bytes | None:
     if path in check.files:
         return check.files[path].merged
     return check.tree_bytes(path)
-
-
-def _writes(path: str, name: str) -> re.Pattern[bytes] | None:
-    """The profile's `member_writes` of `name` for `path`'s language (None: it says none)."""
-    profile = profile_for_path(path)
-    pattern = profile.semantic.member_writes if profile is not None else ""
-    return re.compile(pattern.replace("{name}", re.escape(name)).encode(), re.M) if pattern else None
 
 
 def _bases(text: bytes, name: str, pattern: str) -> list[str] | None:
