@@ -975,6 +975,14 @@ class _Check:
         assert profile is not None
         rules = profile.semantic
         name, receiver = reference.name, reference.receiver
+        form = _receiver_form(receiver, rules) if receiver is not None and rules.receiver_forms else None
+        if form is not None:
+            kind, spelled = form
+            if kind == "name":   # `s!.putItem()`, `(s).putItem()`: the local s
+                yield from self.targets(path, dataclasses.replace(reference, receiver=spelled), merged)
+            elif not reference.scopes & merged.local.get(spelled, set()):   # `(s as Store).putItem()`
+                yield from self.class_member_targets(path, reference, merged, rules, spelled)
+            return
         if receiver is None:
             imported = _visible_import(merged, name, reference)
             if imported is not None and imported.scope is None and reference.scopes & merged.local.get(name, set()):
@@ -1988,6 +1996,17 @@ def _submodule_of_import(receiver: str, merged: Symbols, reference: Reference) -
 
 # Reference kinds (the tags' `@reference.<kind>`) that call or construct what they name.
 _CALLED = frozenset({"call", "class"})
+
+
+def _receiver_form(receiver: str, rules: SemanticRules) -> tuple[str, str] | None:
+    """("name", the local) or ("type", the class) a receiver spells by one of the profile's
+    `receiver_forms` (TypeScript's `s!`, `(s as Store)`), else None."""
+    for form in rules.receiver_forms:
+        match = re.fullmatch(form, receiver)
+        if match is not None:
+            kind = "name" if "name" in match.groupdict() else "type"
+            return kind, match.group(kind)
+    return None
 
 
 def _constructed(receiver: str, rules: SemanticRules) -> str | None:
