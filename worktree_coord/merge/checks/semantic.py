@@ -983,6 +983,9 @@ class _Check:
             elif not reference.scopes & merged.local.get(spelled, set()):   # `(s as Store).putItem()`
                 yield from self.class_member_targets(path, reference, merged, rules, spelled)
             return
+        if receiver in rules.export_receivers and not reference.scopes & merged.local.get(receiver.split(".", 1)[0], set()):
+            yield (path, EXPORTS, name)   # `exports.normalizeType(...)` in its own file: the file's export
+            return
         if receiver is None:
             imported = _visible_import(merged, name, reference)
             if imported is not None and imported.scope is None and reference.scopes & merged.local.get(name, set()):
