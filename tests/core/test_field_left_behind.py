@@ -32,10 +32,21 @@ def _files(user: str, **more: str) -> dict[str, str]:
     ("from .store import Store\n\n\ndef f(s: Store):\n    return s.item_limit > 2\n", 5),    # annotated parameter
     ("from .store import Store\n\nLIMIT = Store(3).item_limit\n", 3),                          # constructed
     ("from .store import Store\n\n\ndef f(s):\n    return s.item_limit\n", 5),                 # the one definer's
-], ids=["typed-local", "annotated", "constructed", "one-definer"])
+    # a forward reference (rich's `def __rich_console__(self, console: "Console", ...)`, then `console.safe_box`)
+    ("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .store import Store\n\n\n"
+     "def f(s: \"Store\"):\n    return s.item_limit\n", 8),
+], ids=["typed-local", "annotated", "constructed", "one-definer", "string-annotation"])
 def test_a_renamed_instance_field_still_read_is_left_behind(tmp_path, user, line):
     _, left = _removal_refused(tmp_path, _files(user), "pkg/store.py", {"pkg/store.py": RENAMED})
     assert len(left) == 1 and left[0].startswith(f"pkg/use.py:{line} still uses Store.item_limit"), left
+
+
+def test_a_string_annotation_tells_the_class_where_another_class_binds_the_field_too(tmp_path):
+    files = _files("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .store import Store\n\n\n"
+                   "def f(s: \"Store\"):\n    return s.item_limit\n",
+                   **{"pkg/queue": "class Queue:\n    def __init__(self):\n        self.item_limit = 1\n"})
+    _, left = _removal_refused(tmp_path, files, "pkg/store.py", {"pkg/store.py": RENAMED})
+    assert len(left) == 1 and left[0].startswith("pkg/use.py:8 still uses Store.item_limit"), left
 
 
 def test_a_renamed_dataclass_field_still_read_is_left_behind(tmp_path):
