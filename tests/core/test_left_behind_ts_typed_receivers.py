@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.test_uses_left_behind import _removal_merged, _removal_refused
+from tests.core.test_uses_left_behind import _removal_merged, _removal_refused, _second_finish
 
 STORE = ("export class Store {\n  putItem(x: number): number {\n    return x;\n  }\n\n"
          "  other(): number {\n    return 1;\n  }\n}\n")
@@ -53,7 +53,12 @@ def test_the_same_in_tsx(tmp_path):
     # a parameter of another class of the same name, declared in the file
     (STORE, "class Store {\n  putItem(): number {\n    return 1;\n  }\n}\n\nexport function a(s: Store): number {\n"
             "  return s.putItem();\n}\n"),
-], ids=["interface", "base-outside", "own-class"])
+    # a cast to an interface, or to a class of the file's own
+    (STORE + "\nexport interface IStore {\n  putItem(x: number): number;\n}\n",
+     'import { IStore } from "./store";\n\nexport function a(s: unknown): number {\n  return (s as IStore).putItem(1);\n}\n'),
+    (STORE, "class Store {\n  putItem(): number {\n    return 1;\n  }\n}\n\nexport function a(s: unknown): number {\n"
+            "  return (s as Store).putItem();\n}\n"),
+], ids=["interface", "base-outside", "own-class", "cast-to-interface", "cast-to-own-class"])
 def test_a_receiver_of_another_type_is_no_use(tmp_path, store, user):
     files = {"src/store.ts": store, "src/use.ts": user}
     _removal_merged(tmp_path, files, {"src/store.ts": store.replace("  putItem(x: number): number {\n    return x;",
@@ -115,3 +120,41 @@ def test_a_member_that_became_an_instance_field_is_no_use_left_behind(tmp_path, 
     files = {store_path: before, user_path: f'import {{ Store }} from "./store";\n\n'
                                             "export function a(s) {\n  return new Store().putItem(1);\n}\n"}
     _removal_merged(tmp_path, files, {store_path: after})
+
+
+# A receiver written another way than its local's name: written down as left last session (`s!.putItem()`
+# merged clean). Another class of the tree defines putItem too, so the one definer's reading has nothing
+# to say: only the receiver's type does (profile `receiver_forms`).
+OTHER = "export class Queue {\n  putItem(x: number): number {\n    return -x;\n  }\n}\n"
+FORMS = [
+    ("export function a(s?: Store): number {\n  return s!.putItem(1);\n}\n"),
+    ("export function a(s?: Store): number {\n  return (s!).putItem(1);\n}\n"),
+    ("export function a(s: unknown): number {\n  return (s as Store).putItem(1);\n}\n"),
+    ("export function a(s: unknown): number {\n  return (<Store>s).putItem(1);\n}\n"),
+]
+FORM_IDS = ["non-null", "parenthesised-non-null", "as-cast", "angle-cast"]
+
+
+@pytest.mark.parametrize("body", FORMS, ids=FORM_IDS)
+def test_a_receiver_asserted_or_cast_to_the_class_is_left_behind(tmp_path, body):
+    files = {"src/store.ts": STORE, "src/queue.ts": OTHER, "src/use.ts": HEAD + body}
+    _, left = _removal_refused(tmp_path, files, "src/store.ts", {"src/store.ts": RENAMED})
+    assert len(left) == 1 and left[0].startswith("src/use.ts:4 still uses Store.putItem"), left
+
+
+@pytest.mark.parametrize("body", FORMS[::2], ids=FORM_IDS[::2])
+def test_a_use_so_written_by_another_task_blocks_its_merge(tmp_path, body):
+    files = {"src/store.ts": STORE, "src/queue.ts": OTHER, "src/use.ts": HEAD}
+    code, result = _second_finish(tmp_path, files, ("a", "src/store.ts", {"src/store.ts": RENAMED}),
+                                  ("b", "src/use.ts", {"src/use.ts": HEAD + body}))
+    assert code == 1 and [(c["path"], c["semantic"]["name"]) for c in result["conflicts"]] == [("src/use.ts", "Store.putItem")], result
+
+
+@pytest.mark.parametrize("body", [
+    "export function a(s: unknown): number {\n  return (s as Queue).putItem(1);\n}\n",   # cast to the other class
+    "export function a(s?: Queue): number {\n  return s!.putItem(1);\n}\n",             # a local of the other class
+], ids=["cast-to-other", "non-null-other"])
+def test_a_receiver_of_the_other_class_is_no_use(tmp_path, body):
+    files = {"src/store.ts": STORE, "src/queue.ts": OTHER,
+             "src/use.ts": 'import { Store } from "./store";\nimport { Queue } from "./queue";\n\n' + body}
+    _removal_merged(tmp_path, files, {"src/store.ts": RENAMED})

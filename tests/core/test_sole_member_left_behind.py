@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.test_uses_left_behind import _removal_merged, _removal_refused
+from tests.core.test_uses_left_behind import _drained, _removal_merged, _removal_refused, _second_finish
 
 MIXIN = "class Mixin:\n    def _repr_mimebundle_(self):\n        return {}\n"
 TEXT = ("from .jupyter import Mixin\n\n\nclass Text(Mixin):\n    def __init__(self, plain=''):\n        self.plain = plain\n\n"
@@ -107,3 +107,34 @@ def test_a_field_another_class_binds_makes_the_receiver_unsure(tmp_path):
     files = _files("from .text import Text\n\n\ndef f(t):\n    return t.with_indent_guides()\n")
     files["rich/markup.py"] = ("class Markup:\n    def __init__(self):\n        self.with_indent_guides = None\n")
     _removal_merged(tmp_path, files, {"rich/text.py": RENAMED})
+
+
+# The one definer's reading at a merge's own check: task A renames the method, task B (cut from the same
+# pin) adds a call on an untyped receiver; the files of the tree spelling the name are asked of the
+# base's word index when such a use turns up (merge.tree._spelled_in), not read at every merge.
+ADDED = "from .text import Text\n\n\ndef render(t):\n    return t.with_indent_guides(2)\n"
+
+
+def test_a_use_another_task_adds_after_the_rename_blocks_its_merge(tmp_path):
+    code, body = _second_finish(tmp_path, _files("from .text import Text\n"),
+                                ("a", "rich/text.py", {"rich/text.py": RENAMED}), ("b", "rich/pretty.py", {"rich/pretty.py": ADDED}))
+    assert code == 1 and body["state"] == "conflict", body
+    assert [(c["path"], c["semantic"]["name"]) for c in body["conflicts"]] == [("rich/pretty.py", "Text.with_indent_guides")]
+
+
+def test_a_drain_blocks_a_use_added_after_the_rename(tmp_path):
+    code, tasks = _drained(tmp_path, _files("from .text import Text\n"), [
+        ("a", "rich/text.py", {"rich/text.py": RENAMED}), ("b", "rich/pretty.py", {"rich/pretty.py": ADDED})])
+    assert tasks["a"][0] == "merged" and tasks["b"] == ("conflict", [("semantic", "rich/pretty.py", "Text.with_indent_guides")]), tasks
+
+
+@pytest.mark.parametrize("unchanged", [
+    "class Markup:\n    def with_indent_guides(self):\n        return self\n",   # another class defines it
+    "def patch(obj):\n    obj.with_indent_guides = lambda: obj\n",              # code assigns it
+], ids=["another-definer", "assigned"])
+def test_a_merge_reads_the_files_no_side_changed_before_the_one_definer(tmp_path, unchanged):
+    files = _files("from .text import Text\n")
+    files["rich/markup.py"] = unchanged
+    code, body = _second_finish(tmp_path, files, ("a", "rich/text.py", {"rich/text.py": RENAMED}),
+                                ("b", "rich/pretty.py", {"rich/pretty.py": ADDED}))
+    assert (code, body["state"]) == (0, "merged"), body

@@ -393,12 +393,10 @@ def _removed(profile_path: str, before: bytes, after: bytes | None, *,
              symbols: tuple[Any, Any] | None = None) -> set[tuple[tuple[str, ...], str]]:
     """The (container, name) of each definition `before` holds and `after` no longer does
     (`symbols`: both versions' extraction, uses=False, where the caller made it already)."""
-    if symbols is not None:
-        def names(found: Any) -> set[tuple[str, str]] | None:
-            return None if found is None else {(d.container, d.name) for d in found.definitions}
-        old, new = names(symbols[0]), set() if after is None else names(symbols[1])
-    else:
-        old, new = _definitions(profile_path, before), set() if after is None else _definitions(profile_path, after)
+    if symbols is None:
+        symbols = (_extracted(profile_path, before, uses=False),
+                   None if after is None else _extracted(profile_path, after, uses=False))
+    old, new = _members(symbols[0], fields=True), set() if after is None else _members(symbols[1], fields=False)
     if old is None or new is None:
         return set()
     profile = semantic_profile(profile_path)
@@ -419,6 +417,18 @@ def _removed(profile_path: str, before: bytes, after: bytes | None, *,
         if olds is not None and news is not None:
             return (old - new) | {((), d.name) for d in olds.definitions if ((), d.name) in new and body_lost(before, d, after, news)}
     return old - new
+
+
+def _members(found: Any, *, fields: bool) -> set[tuple[tuple[str, ...], str]] | None:
+    """The (container, name) of each definition `found` (an extraction, None: unreadable) holds, and
+    (`fields`) each field its classes bind on their instances (`self.item_limit = n`: a removal when
+    gone); without `fields`, every name a class binds (any binding of a field keeps it)."""
+    if found is None:
+        return None
+    pairs = {(d.container, d.name) for d in found.definitions}
+    if fields:
+        return pairs | {(d.container, d.name) for d in found.fields}
+    return pairs | {(container, name) for container, names in found.bound.items() if container for name in names}
 
 
 def _inherited(profile_path: str, found_before: Any, pairs: set[tuple[tuple[str, ...], str]]) -> set[tuple[tuple[str, ...], str]]:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
+from ..merge.checks.fields import member_writes
 from ..merge.checks.semantic import semantic_profile
 from ..merge.checks.sole_members import applies, base_list, declares_only, written_outside
 from ..merge.checks.symbols import Symbols, extract, visible_import
@@ -120,7 +121,7 @@ def _sole(path: str, after: bytes, symbols: Symbols, container: tuple[str, ...],
     if any(d.name == name and d.kind != "import" for d in symbols.definitions) \
             or any(name in names for bound, names in symbols.bound.items() if bound):
         return False   # another class of the file defines or binds it (a subclass overriding it)
-    writes = _writes(rules, name)
+    writes = member_writes(path, name)
     if writes is not None and writes.search(after):
         return False
     for other, data in others.items():
@@ -141,12 +142,8 @@ def _sole(path: str, after: bytes, symbols: Symbols, container: tuple[str, ...],
             return False
         if any(name in names and not (describes and bound[-1:] == container) for bound, names in found.bound.items() if bound):
             return False
-        other_writes = _writes(profile.semantic, name)
+        other_writes = member_writes(other, name)
         if other_writes is not None and written_outside(other_writes, data, found, container if describes else None):
             return False
     return True
 
-
-def _writes(rules: Any, name: str) -> re.Pattern[bytes] | None:
-    """The profile's `member_writes` of `name` (None: it says none)."""
-    return re.compile(rules.member_writes.replace("{name}", re.escape(name)).encode(), re.M) if rules.member_writes else None

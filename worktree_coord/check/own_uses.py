@@ -36,7 +36,7 @@ from typing import Any
 from ..merge.checks.linked import surely_placed, written_local
 from ..merge.checks.reach import spelling
 from ..merge.checks.semantic import semantic_profile
-from ..merge.checks.symbols import extract
+from ..merge.checks.symbols import EXPORTS, exports_open, extract
 from ..merge.checks.versions import MAX_BYTES
 from ..merge.result import SemanticFinding
 
@@ -94,7 +94,7 @@ def own_file_uses(path: str, after: bytes, gone: set[tuple[tuple[str, ...], str]
         seen.add((container, name, reference.line))
         definition = where.get((container, name))
         use = lines[reference.line - 1].decode("utf-8", "replace").strip() if 0 < reference.line <= len(lines) else ""
-        out.append(SemanticFinding(rules.member_name(container, name), definition.kind if definition is not None else "",
+        out.append(SemanticFinding(name if container == EXPORTS else rules.member_name(container, name), definition.kind if definition is not None else "",
                                    path, definition.line if definition is not None else 0, path, reference.line,
                                    "task", "task", reference.declaration, "", use))
     return out
@@ -143,7 +143,13 @@ def _member_uses(symbols: Any, gone: set[tuple[tuple[str, ...], str]], rules: An
         receiver = reference.receiver
         if receiver is None or reference.name not in names:
             continue
-        if receiver in rules.self_receivers:
+        if receiver in rules.export_receivers:
+            # `types.map(exports.normalizeType)` (express's lib/utils.js): the file's own export, gone
+            # where nothing else exports names (`module.exports = makeApi()`) and no local hides `exports`
+            if exports_open(symbols) or reference.scopes & symbols.local.get(receiver.split(".", 1)[0], set()):
+                continue
+            container, parts = EXPORTS, (receiver,)
+        elif receiver in rules.self_receivers:
             # `self::f()`, `$this->f()` (PHP), `this.F()` (C#): the class around the use, where a
             # language reads each class whole (linked, by namespace) and so no other file gives
             # it a member (`gone` holds only members of classes with no base or other part).

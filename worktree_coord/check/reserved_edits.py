@@ -85,8 +85,46 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
             intents += derived
         except WtcError as error:
             violations.append({"path": change.path, "rule": "reserved_invalid",
-                               "detail": error.message + (f"; fix: {error.fix}" if error.fix else "")})
+                               "detail": _repaired(change.path, base, new, since)
+                               or error.message + (f"; fix: {error.fix}" if error.fix else "")})
     return _one_relock_per_root(intents), violations
+
+
+def _repaired(path: str, base: bytes | None, new: bytes | None, since: str) -> str:
+    """What to say of a reserved manifest whose version at the task's base does not read strictly while
+    the task's does (the task repairs it), or "" (the task's version is the one that does not read).
+    Found by the false block hunt on expressjs/express: f9256ef36fa9 took out the conflict markers its
+    parent e5feb9fcc9ab had committed in package.json, and the check said "package.json holds git
+    conflict markers", of the version the commit had just repaired. A repair is no key edit an intent
+    carries onto the integration's copy (which does not read either), so it stays refused; said so."""
+    if base is None or new is None or _strict_error(path, new) is not None:
+        return ""
+    error = _strict_error(path, base)
+    if error is None:
+        return ""
+    return (f"{path} at the task's base ({since[:12]}) does not read strictly ({error.message}); the task's version "
+            "does: it repairs the file, which consolidation cannot carry (it applies a reserved manifest's edits key by "
+            f"key onto the integration's copy, unreadable too); fix: the lead repairs {path} on the integration branch "
+            f"(or unreserves it, `reserved-remove` in .wtc.toml, so the repair merges as code), then finish again")
+
+
+def _strict_error(path: str, data: bytes) -> WtcError | None:
+    """The error consolidation's strict reader gives a manifest's bytes (conflict markers, a syntax error,
+    a key twice in one object), None where it reads, or the format has no strict reader here."""
+    from ..consolidate.textformat import load_json, load_toml, load_yaml, refuse_conflict_markers
+
+    loaders: dict[str, Callable[[str, bytes], object]] = {
+        "package.json": load_json, "cargo": load_toml, "pyproject": load_toml, "pnpm-workspace": load_yaml}
+    kind = classify_path(path)
+    load = loaders.get(kind.format) if kind is not None and kind.kind == "manifest" else None
+    if load is None:
+        return None
+    try:
+        refuse_conflict_markers(path, data)
+        load(path, data)
+    except WtcError as error:
+        return error
+    return None
 
 
 def _one_relock_per_root(intents: list[Intent]) -> list[Intent]:
@@ -115,29 +153,12 @@ def unreadable_manifest_notes(changes: Sequence[Change], read_blob: Callable[[st
     consolidation, after the task is gone (found driving wtc on pinia: a task added `"sideEffects"`
     to a package.json that had it; `wtc consolidate` then refused the root). A reserved manifest
     that does not read is a violation instead (`reserved_invalid`)."""
-    from ..consolidate.names import classify_path
-    from ..consolidate.textformat import load_json, load_toml, load_yaml, refuse_conflict_markers
-
-    loaders: dict[str, Callable[[str, bytes], object]] = {
-        "package.json": load_json, "cargo": load_toml, "pyproject": load_toml, "pnpm-workspace": load_yaml}
     notes: list[str] = []
     for change in changes:
-        kind = classify_path(change.path)
-        load = loaders.get(kind.format) if kind is not None and kind.kind == "manifest" else None
-        if load is None or change.new_oid is None:
+        if change.new_oid is None:
             continue
-
-        def refused(oid: str) -> WtcError | None:
-            data = read_blob(oid)
-            try:
-                refuse_conflict_markers(change.path, data)
-                load(change.path, data)
-            except WtcError as error:
-                return error
-            return None
-
-        error = refused(change.new_oid)
-        if error is None or (change.old_oid and refused(change.old_oid) is not None):
+        error = _strict_error(change.path, read_blob(change.new_oid))
+        if error is None or (change.old_oid and _strict_error(change.path, read_blob(change.old_oid)) is not None):
             continue
         notes.append(f"{change.path}: {error.message}: consolidation reads it strictly and will refuse its root as "
                      "it is: fix it (before this task merges, in its worktree; after, in a task that owns the file)")

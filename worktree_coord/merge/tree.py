@@ -176,7 +176,8 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
         mentions = _Mentions(repo, trees[0], trees[1], trees[2])
         return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file,
                                  tree_folders=mentions.folders, index=index, tip=tip, loose=loose, readable=True,
-                                 modules=None if views is None else views.module_tables, by_path=by_path)
+                                 modules=None if views is None else views.module_tables, by_path=by_path,
+                                 spelled=_spelled_in(repo, trees[0].id, trees[3].id, index))
     finally:
         index.settle()   # what the check computed, on disk for the next process (held by a drain)
 
@@ -317,6 +318,21 @@ def files_mentioning(repo: pygit2.Repository, pin: pygit2.Oid | str, where: pygi
                           (index.memo("blob_words", None, BlobWords), (pin_id, str(trees[1].id)), step))
     except (KeyError, UnicodeDecodeError):
         return None
+
+
+def _spelled_in(repo: pygit2.Repository, base: pygit2.Oid, merged: pygit2.Oid,
+                index: MergeIndex) -> Callable[[str], list[str] | None]:
+    """`spelled(word)` for the semantic check: the files of the merged tree holding `word`, from the
+    base's word index and the paths the merge changed (`files_mentioning`; None where that does not
+    answer). Asked only of a removed member a new use names on a receiver of unknown class (the one
+    definer's reading, sole_members.py), never a pass of its own over the tree; kept per word."""
+    kept: dict[str, list[str] | None] = {}
+
+    def spelled(word: str) -> list[str] | None:
+        if word not in kept:
+            kept[word] = files_mentioning(repo, base, merged, [word], index=index)
+        return kept[word]
+    return spelled
 
 
 def changed_on_both_sides(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oid | str,

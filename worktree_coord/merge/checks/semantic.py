@@ -48,7 +48,7 @@ import tree_sitter
 
 from ...frozen import value_class
 from .declared_types import nested_type_targets, static_member_targets
-from . import attribute_guards, sole_members
+from . import attribute_guards, fields, sole_members
 from .duplicates import find_duplicates
 from .linked import (LINKED, answers, body_lost, conditional, declared_only, error_words, extension, file_local,
                      is_linked, package_key, qualified_body, reading_profile, surely_placed)
@@ -157,7 +157,8 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
                       unreadable: set[str] | None = None, manifests: str = "base",
                       modules: "Callable[[SemanticRules, Callable], ModuleTables] | None" = None,
                       by_path: dict[str, Versions] | None = None,
-                      whole_words: bool = False) -> tuple[SemanticFinding, ...]:
+                      whole_words: bool = False,
+                      spelled: "Callable[[str], list[str] | None] | None" = None) -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order,
     each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
     changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is
@@ -188,7 +189,9 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     order (tree._tip_files: the tip's copied, not a mapping built from every file at every merge).
     `whole_words`: `files` hold every file of the tree spelling a removed name (the look for names left
     behind, when it read them all): a member called on a receiver of unknown class is then the one
-    class's that defines it, where sure (sole_members.py)."""
+    class's that defines it, where sure (sole_members.py). `spelled(word)` (a tree merge's): the files of
+    the merged tree spelling `word` (None: not known), which that reading asks of only the removed
+    members a use on such a receiver names, instead of `files` holding them all."""
     checked = files if readable and isinstance(files, list) else [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files,
                    by_path=by_path if readable and tip is not None else None)
@@ -197,6 +200,7 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     check.tip_modules = modules if tip is not None else None
     check.every_use = every_use
     check.whole_words = whole_words
+    check.spelled = spelled
     check.unreadable = unreadable
     check.manifests = manifests
     # A tip's file outside `loose` is ours' version in the merged tree: no duplicate to find there.
@@ -254,6 +258,7 @@ class _Check:
         self.complete = complete
         self.every_use = False   # find_broken_names(every_use=...)
         self.whole_words = False   # find_broken_names(whole_words=...)
+        self.spelled: Callable[[str], list[str] | None] | None = None   # find_broken_names(spelled=...)
         self.sole_cache: dict[tuple[str, tuple[str, ...], str], bool] = {}   # sole_members.sole_definer's answers
         self.unreadable: set[str] | None = None   # find_broken_names(unreadable=...)
         self.labels = {"left": labels[0], "right": labels[2]}
@@ -543,6 +548,9 @@ class _Check:
                 candidates = [d for d in base.definitions if _within(d.line, ranges) and d.name.encode() in live[side]
                               and (d.container or surely_placed(path, versions.base, d))
                               and not conditional(path, versions.base, d)]
+                # A field the class bound on its instances (`self.item_limit = n`), whose binding the side
+                # changed: gone where no binding of it stands (`defines` reads every one), see broken().
+                candidates += [d for d in base.fields if _within(d.line, ranges) and d.name.encode() in live[side]]
                 if candidates:
                     # `function b` renamed while `export { b }` stayed: the export went with it (symbols.py).
                     own = {d.name for d in candidates if not d.container}
@@ -864,9 +872,15 @@ class _Check:
         and the check read every file spelling the name (`whole_words`), the one class defining it
         (sole_members.py)."""
         found = list(self.targets(path, reference, merged))
-        if not found and self.whole_words and reference.receiver is not None and sole_members.applies(path):
+        if not found and self.reads_every_speller and reference.receiver is not None and sole_members.applies(path):
             found = sole_members.sole_member_targets(self, path, reference, merged, removals)
         return found
+
+    @property
+    def reads_every_speller(self) -> bool:
+        """Whether every file of the tree spelling a removed name is known: held (`whole_words`, the
+        look's), or found when asked (`spelled`, a tree merge's)."""
+        return self.whole_words or self.spelled is not None
 
     def _imports_as_uses(self, path: str, merged: Symbols, lines: set[int] | frozenset[int],
                          names: set[str]) -> Iterator[tuple[Reference, list[tuple[str, tuple[str, ...], str]]]]:
@@ -990,6 +1004,17 @@ class _Check:
         assert profile is not None
         rules = profile.semantic
         name, receiver = reference.name, reference.receiver
+        form = _receiver_form(receiver, rules) if receiver is not None and rules.receiver_forms else None
+        if form is not None:
+            kind, spelled = form
+            if kind == "name":   # `s!.putItem()`, `(s).putItem()`: the local s
+                yield from self.targets(path, dataclasses.replace(reference, receiver=spelled), merged)
+            elif not reference.scopes & merged.local.get(spelled, set()):   # `(s as Store).putItem()`
+                yield from self.class_member_targets(path, reference, merged, rules, spelled)
+            return
+        if receiver in rules.export_receivers and not reference.scopes & merged.local.get(receiver.split(".", 1)[0], set()):
+            yield (path, EXPORTS, name)   # `exports.normalizeType(...)` in its own file: the file's export
+            return
         if receiver is None:
             imported = _visible_import(merged, name, reference)
             if imported is not None and imported.scope is None and reference.scopes & merged.local.get(name, set()):
@@ -1746,9 +1771,11 @@ class _Check:
             return False
         if self.package_may_define(removal):
             return False
+        if definition.kind == "field" and fields.answered(self, removal.path, definition.container, definition.name):
+            return False   # a field some other way may still bind (`__slots__`, setattr, `obj.x = `, `__getattr__`)
         own_kind = definition.kind in rules.own_kinds
         if definition.container and not own_kind and any(definition.container in s.heritage for s in (merged, base, kept) if s) \
-                and not (self.whole_words and sole_members.applies(removal.path)
+                and not (self.reads_every_speller and sole_members.applies(removal.path)
                          and sole_members.sole_definer(self, removal.path, definition.container, definition.name)):
             return False   # (unless no base can give it back: sole_members.py)
         if self.package_wide(removal.path) and definition.kind != "import":   # imports are the file's own
@@ -2032,6 +2059,17 @@ def _reached_by(names: set[str], removals: list[_Removal]) -> set[bytes]:
     words.update(r.definition.container[0].encode() for r in removals
                  if r.definition.name in names and r.definition.container and r.definition.container != EXPORTS)
     return words
+
+
+def _receiver_form(receiver: str, rules: SemanticRules) -> tuple[str, str] | None:
+    """("name", the local) or ("type", the class) a receiver spells by one of the profile's
+    `receiver_forms` (TypeScript's `s!`, `(s as Store)`), else None."""
+    for form in rules.receiver_forms:
+        match = re.fullmatch(form, receiver)
+        if match is not None:
+            kind = "name" if "name" in match.groupdict() else "type"
+            return kind, match.group(kind)
+    return None
 
 
 def _constructed(receiver: str, rules: SemanticRules) -> str | None:

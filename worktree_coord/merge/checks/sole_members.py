@@ -35,6 +35,7 @@ import re
 from typing import Any, Iterable
 
 from ..languages.profiles import profile_for_path
+from .fields import member_writes
 from .symbols import Reference, Symbols, visible_import
 
 # The check that asks (semantic._Check), typed loosely: this module is below semantic.py, which imports it.
@@ -133,7 +134,7 @@ def _no_other_definer(check: _Check, path: str, container: tuple[str, ...], name
     """No file the check holds defines `name` at any version, nor assigns it as an attribute, but the
     class `container` of `path`."""
     for other, versions in check.files.items():
-        writes = _writes(other, name)
+        writes = member_writes(other, name)
         describes = declares_only(other)
         for which in ("base", "left", "right", "merged"):
             data = versions.version(which)
@@ -144,13 +145,40 @@ def _no_other_definer(check: _Check, path: str, container: tuple[str, ...], name
                 return False   # a version the check cannot read may define it
             if writes is not None and written_outside(writes, data, symbols, container if describes else None):
                 return False
-            if any(d.name == name and d.kind != "import" and (other, d.container) != (path, container)
-                   and not (describes and d.container[-1:] == container[-1:]) for d in symbols.definitions):
+            if _defines_elsewhere(symbols, other, path, container, name, describes):
                 return False
-            if any(name in names and (other, bound) != (path, container) and not (describes and bound[-1:] == container[-1:])
-                   for bound, names in symbols.bound.items() if bound):
-                return False   # a field another class binds (`self.name = ...` in its methods)
+    if check.whole_words or check.spelled is None:
+        return True   # (the look: every file spelling the name is held)
+    spelling = check.spelled(name)
+    if spelling is None:
+        return False   # the tree's files spelling it are not known: unsure
+    for other in spelling:
+        if other in check.files:
+            continue   # (read above, at every version)
+        data = check.tree_bytes(other)   # a file no side changed: the same in every tree
+        if data is None or name.encode() not in data:
+            continue
+        describes = declares_only(other)
+        writes = member_writes(other, name)
+        symbols = check.tree_symbols(other)
+        if symbols is None or (writes is not None and written_outside(writes, data, symbols, container if describes else None)):
+            return False
+        if _defines_elsewhere(symbols, other, path, container, name, describes):
+            return False
     return True
+
+
+def _defines_elsewhere(symbols: Symbols, other: str, path: str, container: tuple[str, ...], name: str,
+                       describes: bool = False) -> bool:
+    """Whether the file `other` (read as `symbols`) defines `name` but as the class `container` of `path`
+    does: another class's method or field, a function, a name bound at its top level. `describes`: the
+    file only describes code (a `.d.ts`), and a class of the same name there is the same class."""
+    if any(d.name == name and d.kind != "import" and (other, d.container) != (path, container)
+           and not (describes and d.container[-1:] == container[-1:]) for d in symbols.definitions):
+        return True
+    # a field another class binds (`self.name = ...` in its methods)
+    return any(name in names and (other, bound) != (path, container) and not (describes and bound[-1:] == container[-1:])
+               for bound, names in symbols.bound.items() if bound)
 
 
 def declares_only(path: str) -> bool:
@@ -180,13 +208,6 @@ def _text(check: _Check, path: str) -> bytes | None:
     if path in check.files:
         return check.files[path].merged
     return check.tree_bytes(path)
-
-
-def _writes(path: str, name: str) -> re.Pattern[bytes] | None:
-    """The profile's `member_writes` of `name` for `path`'s language (None: it says none)."""
-    profile = profile_for_path(path)
-    pattern = profile.semantic.member_writes if profile is not None else ""
-    return re.compile(pattern.replace("{name}", re.escape(name)).encode(), re.M) if pattern else None
 
 
 def base_list(text: bytes, name: str, pattern: str) -> list[str] | None:

@@ -105,6 +105,11 @@ class Symbols:
     bound: dict[Container, set[str]] = field(default_factory=dict)   # names bound per container, () = top
     local: dict[str, set[int]] = field(default_factory=dict)         # name -> function scopes binding it
     imports: list[Import] = field(default_factory=list)
+    # The fields a class binds on its instances (`self.limit = n` in a method: profile `@field`), each
+    # as a member definition of kind "field" at its binding: bound (above) for what answers a read,
+    # and listed here apart from `definitions` (which the duplicate and misplaced checks read: a field
+    # bound in two methods is one field) for what a side can remove (semantic.py `removals`).
+    fields: list[Definition] = field(default_factory=list)
     wildcard: bool = False                                           # a top-level star import/re-export
     star_modules: list[str] = field(default_factory=list)            # the modules those name (`./util`, `.util`)
     star_spans: list[tuple[int, int]] = field(default_factory=list)  # each one's `*` (its bytes), in that order
@@ -972,7 +977,11 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         # `self.limit = 3` in a method: `limit` is the class's member for every read through an instance
         container = placer.place(node.parent)[0]
         if container:
-            out.bind(container, _text(source, node))
+            name = _text(source, node)
+            out.bind(container, name)
+            statement = node.parent.parent if node.parent.parent is not None else node.parent
+            out.fields.append(Definition(name, "field", container, node.start_point[0] + 1,
+                                         statement.start_byte, statement.end_byte))
     for node in raw_heritage:
         container, local = placer.container(node)
         if not local:

@@ -467,6 +467,8 @@ class SemanticRules:
     all_members: frozenset[str] = frozenset()       # members every class has (Java's Object methods, `toString`)
     common_members: frozenset[str] = frozenset()    # members the language's own types have: never a sole definer's (sole_members.py)
     constructs: str = ""                             # a regex: a receiver constructing an instance, group 1 its class (`new Store(`)
+    export_receivers: frozenset[str] = frozenset()  # receivers that are the file's own exports (CommonJS's `exports.f()`)
+    receiver_forms: tuple[str, ...] = ()             # regexes a whole receiver matches: group `name` the local it is (`s!`), `type` the class it asserts (`(s as Store)`)
     attribute_guards: str = ""                       # a regex with {receiver}, {name}: a test that guards a member's reads (`hasattr`)
     class_bases: str = ""                            # a regex with {name}: a class's header, group 1 its bases (sole_members.py)
     member_writes: str = ""                          # a regex with {name}: a write of the member other than a definition
@@ -509,7 +511,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
-                  "import_statements", "any_name", "all_members", "common_members", "memberless_bases", "constructs", "attribute_guards", "class_bases", "member_writes", "declaration_files", "own_kinds", "file_local",
+                  "import_statements", "any_name", "all_members", "common_members", "memberless_bases", "constructs", "export_receivers", "receiver_forms", "attribute_guards", "class_bases", "member_writes", "declaration_files", "own_kinds", "file_local",
                   "extension", "included", "partial_parse", "silent", "namespaces", "namespaces_nest", "namespace_keyword",
                   "parse_masks", "conditional"}
 _SIGNATURE_KEYS = {"parameters", "counted", "keywords", "keyword_open", "positional_only", "keyword_arguments", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
@@ -1123,7 +1125,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         star_named=text("star_named", ""),
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
         common_members=frozenset(strings("common_members")), memberless_bases=frozenset(strings("memberless_bases")),
-        constructs=text("constructs", ""), attribute_guards=text("attribute_guards", ""),
+        constructs=text("constructs", ""), receiver_forms=strings("receiver_forms"), export_receivers=frozenset(strings("export_receivers")), attribute_guards=text("attribute_guards", ""),
         class_bases=text("class_bases", ""), member_writes=text("member_writes", ""),
         declaration_files=strings("declaration_files"),
         own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""), extension=text("extension", ""),
