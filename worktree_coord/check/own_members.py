@@ -33,7 +33,7 @@ from typing import Any, Mapping
 from ..merge.checks.fields import member_writes
 from ..merge.checks.semantic import semantic_profile
 from ..merge.checks.sole_members import applies, base_list, declares_only, written_outside
-from ..merge.checks.symbols import Symbols, extract, visible_import
+from ..merge.checks.symbols import EXPORTS, Symbols, extract, visible_import
 from ..merge.checks.versions import MAX_BYTES
 from ..merge.result import SemanticFinding
 
@@ -52,7 +52,7 @@ def own_member_calls(path: str, after: bytes, gone: set[Pair], before_symbols: A
     rules = profile.semantic
     members: dict[str, list[tuple[str, ...]]] = {}
     for container, name in gone:
-        if container and not name.startswith("__"):
+        if container and container != EXPORTS and not name.startswith("__"):   # (a module's exports are no class)
             members.setdefault(name, []).append(container)
     members = {name: containers for name, containers in members.items()
                if len(containers) == 1 and len(containers[0]) == 1 and name.encode() in after}
