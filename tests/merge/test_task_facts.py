@@ -212,3 +212,59 @@ def test_a_new_files_added_words_are_its_words_read_once(tmp_path: Path, monkeyp
     _drained(tmp_path, BENCH_PIN, [["edit"]] * 4, _bench_writes, finished=True, draining=draining)
     assert asked, "no new file was asked for its added words: the drain no longer pairs what the test says"
     assert not diffed, len(diffed)
+
+
+def test_a_drain_reads_a_finished_tasks_facts_in_one_row(tmp_path: Path, monkeypatch) -> None:
+    """The finish keeps its task's facts as one row too (MergeIndex.keep_task): the drain's
+    prefetch reads that row, not a row per fact (a query of ~55 keys a merge), and unpickles a
+    value only when its check or look asks for it; the answers are the cold drain's."""
+    rows = merge_index._SymbolRows
+    draining: list[bool] = []
+    asked: Counter[str] = Counter()
+    real_many, real_get = rows.get_many, rows.get
+
+    def get_many(self, keys):
+        if draining:
+            asked[f"{drain} many"] += 1
+        return real_many(self, keys)
+
+    def get(self, key):
+        if draining and key.startswith(b"\0t"):
+            asked[f"{drain} task"] += 1
+        return real_get(self, key)
+
+    monkeypatch.setattr(rows, "get_many", get_many)
+    monkeypatch.setattr(rows, "get", get)
+    unpickled: list[bytes] = []
+    real_unpickle = merge_index._unpickle
+    monkeypatch.setattr(merge_index, "_unpickle", lambda data, stats: unpickled.append(data) or real_unpickle(data, stats))
+    answers = {}
+    for drain in ("cold", "finished"):
+        answers[drain] = _drained(tmp_path / drain, BENCH_PIN, [["edit"]] * 4, _bench_writes,
+                                  finished=drain == "finished", draining=draining)
+    assert answers["finished"] == answers["cold"]
+    assert asked["cold many"] == 4, asked          # (no finish: a query of the facts' rows a merge)
+    assert asked["finished task"] == 4 and not asked["finished many"], asked
+    # (each of the finished tasks' 8 versions has its extraction in the row; the deleted file's
+    # old one is read by no check of the drain: left pickled)
+    assert unpickled
+
+
+def test_a_task_rows_damaged_values_are_computed_again(tmp_path: Path, monkeypatch) -> None:
+    """A task's row whose values do not unpickle (and no row of its own for any of them): each is
+    computed again when asked, as a damaged row is; the answers are the cold drain's."""
+    plan = [["rename-a1", "use-barrel"], ["remove-b2"], ["reshape-a2", "use-alias"], ["move-d"], ["stub-b"]]
+    cold = _drained(tmp_path / "cold", PIN, plan, _writes_of, finished=False)
+    real = MergeIndex.keep_task
+    damaged_rows: list[int] = []
+
+    def damaged(self, edits):
+        real(self, edits)
+        with self._lock:
+            tasks = {row: dict.fromkeys(value, b"\x80") for row, value in self._pending.items() if row.startswith(b"\0t")}
+            self._pending = tasks
+        damaged_rows.extend(len(value) for value in tasks.values())
+
+    monkeypatch.setattr(MergeIndex, "keep_task", damaged)
+    assert _drained(tmp_path / "damaged", PIN, plan, _writes_of, finished=True) == cold
+    assert sum(damaged_rows) > 0

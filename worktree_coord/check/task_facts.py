@@ -44,9 +44,9 @@ def keep_task_facts(git: GitRepo, base: str, task_commit: str, kept: Any = None)
     # git's diff of the two trees, not the merge's own walk (merge.tree: the finish would load the
     # whole post-merge check with it); what the disk keeps of the versions already, loaded at once.
     changes = [c for c in git.changes(base, task_commit) if semantic_profile(c.path) is not None][:MAX_CHANGED]
-    kept.prefetch_edits((fingerprint(semantic_profile(c.path)), *(None if oid is None else bytes.fromhex(oid)
-                                                                   for oid in (c.old_oid, c.new_oid)))
-                        for c in changes)
+    edits = [(fingerprint(semantic_profile(c.path)), *(None if oid is None else bytes.fromhex(oid)
+                                                       for oid in (c.old_oid, c.new_oid))) for c in changes]
+    kept.prefetch_edits(edits)
     look, reshapes = _definitions_reader(kept, on_disk=True), _reshapes_reader(kept, on_disk=True)
     specifiers = _specifiers_reader(kept)
     read = 0
@@ -78,6 +78,10 @@ def keep_task_facts(git: GitRepo, base: str, task_commit: str, kept: Any = None)
             kept.memo("reshaped-words", pair, lambda: reshaped_words(before, after), disk=True)
             kept.memo("added", pair, lambda: added_words(before, after), disk=True)
             kept.memo("near", pair, lambda: near_words(before, after), disk=True)
+    # All of them again as one row, which the merge's prefetch reads first: one row and, of each
+    # value, only what its check and look ask for unpickled (a row per fact, each unpickled, cost
+    # a drain's merge more than its tip's side of reach.py: "Cost of a merge").
+    kept.keep_task(edits)
     return read
 
 

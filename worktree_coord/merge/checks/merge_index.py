@@ -185,43 +185,77 @@ class MergeIndex:
 
     def prefetch_edits(self, edits: Iterable[tuple[str, bytes | None, bytes | None]]) -> None:
         """`prefetch` of a task's changed files, each as (its profile's fingerprint, old blob id,
-        new blob id; None where the file is absent): both versions, and the edit where both are."""
-        blobs, pairs = [], []
-        for fingerprint, old, new in edits:
-            blobs += [(fingerprint, blob) for blob in (old, new) if blob is not None]
-            if old is not None and new is not None:
-                pairs.append((fingerprint, old, new))
+        new blob id; None where the file is absent): both versions, and the edit where both are;
+        first from the row its finish kept them in together (`keep_task`), else row by row."""
+        edits = list(edits)
+        blobs, pairs = _edit_keys(edits)
         if blobs:
-            self.prefetch(blobs, pairs)
+            self.prefetch(blobs, pairs, task=_task_row(edits))
 
-    def prefetch(self, blobs: Iterable[tuple[str, bytes]], pairs: Iterable[tuple[str, bytes, bytes]] = ()) -> None:
+    def keep_task(self, edits: Iterable[tuple[str, bytes | None, bytes | None]]) -> None:
+        """Keep what this process holds in memory of a task's edits (`prefetch_edits`' keys: every
+        mode of each version's symbols, each edit's pair facts and memos) as one more row too,
+        pending for the next write: a task's finish, after computing them (check/task_facts.py),
+        so the drain that merges the task reads one row, not a row per fact (each value is kept
+        pickled on its own and unpickled only when a reader asks for it)."""
+        if self._rows is None:
+            return
+        import pickle
+
+        edits = list(edits)
+        blobs, pairs = _edit_keys(edits)
+        if not blobs:
+            return
+        rows = {}
+        for memo, row, key in _fact_keys(blobs, pairs):
+            value = self._get(self._memo if memo else self._symbols, key)
+            if value is not _MISSING:
+                rows[row] = pickle.dumps((("wtc-merge-index", FORMAT), value), protocol=pickle.HIGHEST_PROTOCOL)
+        with self._lock:
+            self._pending[_task_row(edits)] = rows
+
+    def prefetch(self, blobs: Iterable[tuple[str, bytes]], pairs: Iterable[tuple[str, bytes, bytes]] = (),
+                 task: bytes | None = None) -> None:
         """Load every mode of the symbols the disk keeps of `blobs` ((fingerprint, raw blob id)
         pairs: a task's versions), and every kind of fact of `pairs` ((fingerprint, old blob id,
         new blob id): a task's edits, `pair_fact`), into memory in one query, and mark those it
         does not keep known absent: the merge's check and look then ask memory only, where each of
         their questions read the disk (or, inside a drain, computed it again). What a task's finish
-        computed (check/task_facts.py) is found here by the drain that merges it."""
+        computed (check/task_facts.py) is found here by the drain that merges it: in the one row
+        `task` (`keep_task`) when the finish kept it, which holds everything the finish held of
+        those keys (it loaded what the disk kept of them first), so a key it lacks is known absent
+        without a second query."""
         if self._rows is None:
             return
         if len(self._absent) > MAX_ABSENT:
             self._absent.clear()   # (a long-lived process: asked of the disk again, never answered wrong)
         wanted: dict[bytes, tuple] = {}
-        for fingerprint, blob_id in blobs:
-            for mode in _MODES:
-                key = (fingerprint, blob_id, mode)
-                if key not in self._absent and self._get(self._symbols, key) is _MISSING:
-                    wanted[_row_key(key)] = key
         memos: dict[bytes, tuple] = {}
-        for fingerprint, old, new in pairs:
-            for kind in PAIR_KINDS:
-                key = (kind, fingerprint, old, new)
-                if key not in self._absent and self._get(self._symbols, key) is _MISSING:
-                    wanted[_pair_row(key)] = key
-            for kind in MEMO_KINDS:
-                full = (kind, ("id", old, new))
-                if self._get(self._memo, full) is _MISSING:
-                    memos[_memo_row(*full)] = full
+        for memo, row, key in _fact_keys(blobs, pairs):
+            if memo:
+                if self._get(self._memo, key) is _MISSING:
+                    memos[row] = key
+            elif key not in self._absent and self._get(self._symbols, key) is _MISSING:
+                wanted[row] = key
         if not wanted and not memos:
+            return
+        kept = _MISSING
+        if task is not None:
+            with self._lock:
+                kept = self._pending.get(task, _MISSING)
+            if kept is _MISSING:
+                kept = self._rows.get(task)
+        if isinstance(kept, dict):
+            # (each value pickled on its own: unpickled by `_get` when a reader asks for it)
+            for row, key in wanted.items():
+                if row in kept:
+                    self.stats["symbols_disk"] += 1
+                    self._put(self._symbols, key, _Pickled(kept[row]), MAX_SYMBOLS)
+                else:
+                    self._absent.add(key)
+            for row, full in memos.items():
+                if row in kept:
+                    self._put(self._memo, full, _Pickled(kept[row]), MAX_SYMBOLS)
             return
         with self._lock:
             pending = {row: self._pending[row] for row in wanted.keys() | memos.keys() if row in self._pending}
@@ -385,7 +419,14 @@ class MergeIndex:
             if key not in table:
                 return _MISSING
             table.move_to_end(key)
-            return table[key]
+            value = table[key]
+            if type(value) is _Pickled:   # loaded by `prefetch` from a task's row, not read until now
+                value = _unpickle(value.data, self.stats)
+                if value is _MISSING:
+                    del table[key]   # (damaged: computed again, as a damaged row is)
+                else:
+                    table[key] = value
+            return value
 
     def _put(self, table: OrderedDict, key: Any, value: Any, limit: int) -> None:
         with self._lock:
@@ -810,6 +851,50 @@ PAIR_KINDS = {"reshaped": b"r"}
 # the words it took away, of the functions it may have reshaped, of the lines it added, and of the
 # lines it touched with those above them).
 MEMO_KINDS = {"gone": b"g", "reshaped-words": b"w", "added": b"a", "near": b"n"}
+
+
+def _edit_keys(edits: list[tuple[str, bytes | None, bytes | None]]) -> tuple[list[tuple[str, bytes]],
+                                                                          list[tuple[str, bytes, bytes]]]:
+    """A task's edits ((fingerprint, old blob id, new blob id; None: absent)) as `prefetch`'s
+    blobs (each version) and pairs (each edit of a file both versions hold)."""
+    blobs, pairs = [], []
+    for fingerprint, old, new in edits:
+        blobs += [(fingerprint, blob) for blob in (old, new) if blob is not None]
+        if old is not None and new is not None:
+            pairs.append((fingerprint, old, new))
+    return blobs, pairs
+
+
+def _fact_keys(blobs: Iterable[tuple[str, bytes]], pairs: Iterable[tuple[str, bytes, bytes]]) -> Iterator[tuple[bool, bytes, tuple]]:
+    """(memo table or not, row key, memory key) of each fact the disk may keep of `blobs` and
+    `pairs` (`prefetch`): every mode of each version's symbols, each edit's pair facts and memos."""
+    for fingerprint, blob_id in blobs:
+        for mode in _MODES:
+            key = (fingerprint, blob_id, mode)
+            yield False, _row_key(key), key
+    for fingerprint, old, new in pairs:
+        for kind in PAIR_KINDS:
+            pair = (kind, fingerprint, old, new)
+            yield False, _pair_row(pair), pair
+        for kind in MEMO_KINDS:
+            full = (kind, ("id", old, new))
+            yield True, _memo_row(*full), full
+
+
+def _task_row(edits: list[tuple[str, bytes | None, bytes | None]]) -> bytes:
+    """The row key of a task's facts kept together (`keep_task`): a NUL and `t`, then a digest of
+    its edits in path-independent order (the finish lists them from git's diff, the merge from its
+    walk: the same set, compared as a set)."""
+    return b"\0t" + sha1_of("\n".join(sorted(repr(edit) for edit in edits)).encode())
+
+
+class _Pickled:
+    """A value `prefetch` took from a task's row, still pickled (`_get` unpickles it when read)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes):
+        self.data = data
 
 
 def _memo_row(kind: str, key: tuple[str, bytes, bytes]) -> bytes:
