@@ -268,3 +268,31 @@ def test_a_task_rows_damaged_values_are_computed_again(tmp_path: Path, monkeypat
     monkeypatch.setattr(MergeIndex, "keep_task", damaged)
     assert _drained(tmp_path / "damaged", PIN, plan, _writes_of, finished=True) == cold
     assert sum(damaged_rows) > 0
+
+
+def test_a_drain_scans_none_of_a_finished_tasks_new_versions_for_their_words(tmp_path: Path, monkeypatch) -> None:
+    """A task's new versions' words (reach.standing_words, by the blob: what the next tip's tables
+    take in and reach.py's pairing reads) are the task's alone: its finish scans them and keeps
+    them with its other facts, and the drain reads them there."""
+    from worktree_coord.merge import tree
+    from worktree_coord.merge.checks import reach
+
+    new_texts = {text.encode() for number in range(4) for text in _bench_writes(number, "").values() if text}
+    draining: list[bool] = []
+    scanned: Counter[str] = Counter()
+    real = reach.standing_words
+
+    def counted(data):
+        if draining and bytes(data) in new_texts:
+            scanned[drain] += 1
+        return real(data)
+
+    monkeypatch.setattr(reach, "standing_words", counted)
+    monkeypatch.setattr(tree, "standing_words", counted)
+    answers = {}
+    for drain in ("cold", "finished"):
+        answers[drain] = _drained(tmp_path / drain, BENCH_PIN, [["edit"]] * 4, _bench_writes,
+                                  finished=drain == "finished", draining=draining)
+    assert answers["finished"] == answers["cold"]
+    assert scanned["cold"] > 0, scanned   # (the tables take each new version in)
+    assert scanned["finished"] == 0, scanned

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..gitrepo.repository import GitRepo
 from ..merge.checks.linked import reading_profile
-from ..merge.checks.reach import added_words, gone_in_edit, near_words, reshaped_words
+from ..merge.checks.reach import added_words, gone_in_edit, near_words, reshaped_words, standing_words
 from ..merge.checks.semantic import semantic_profile
 from ..merge.checks.symbols import extract, fingerprint
 from ..merge.checks.versions import MAX_BYTES
@@ -58,6 +58,11 @@ def keep_task_facts(git: GitRepo, base: str, task_commit: str, kept: Any = None)
                 continue   # (the readers decide those alone: never guessed at, or read by another profile)
             read += 1
             _keep_version(kept, profile, change.path, oid, data, look)
+        if change.new_oid is not None and len(texts[change.new_oid]) <= MAX_BYTES:
+            # Its words (reach.standing_words, by the blob): what the next tip's tables take in and
+            # reach.py's pairing reads of the task's file, scanned here, not in the drain.
+            data = texts[change.new_oid]
+            kept.memo("words", bytes.fromhex(change.new_oid), lambda: standing_words(data), disk=True)
         if change.new_oid is not None and profile.semantic.specifiers and len(texts[change.new_oid]) <= MAX_BYTES:
             try:   # the modules the version loads (own_imports.py's question of each file the task wrote)
                 specifiers(profile, texts[change.new_oid])

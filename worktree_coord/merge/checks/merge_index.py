@@ -399,7 +399,8 @@ class MergeIndex:
         """`compute()` once per (kind, key) in this process (bounded): for answers pure in `key`,
         such as the words of the lines one version added to another, keyed by both contents. The
         disk is never read here: a kind of MEMO_KINDS keyed by two blob ids, `("id", old, new)`,
-        is loaded from it by `prefetch` (a task's edits), and written there with `disk` (what a
+        or of BLOB_MEMO_KINDS keyed by one (raw), is loaded from it by `prefetch` (a task's edits
+        and versions), and written there with `disk` (what a
         task's finish computes for the drain that merges it)."""
         full = (kind, key)
         kept = self._get(self._memo, full)
@@ -407,9 +408,9 @@ class MergeIndex:
             return kept
         value = compute()
         self._put(self._memo, full, value, MAX_SYMBOLS)
-        if disk and kind in MEMO_KINDS and key[0] == "id" and self._rows is not None:
+        if disk and self._rows is not None and (row := _memo_row_of(kind, key)) is not None:
             with self._lock:
-                self._pending[_memo_row(kind, key)] = value
+                self._pending[row] = value
         return value
 
     def _get(self, table: OrderedDict, key: Any) -> Any:
@@ -851,6 +852,9 @@ PAIR_KINDS = {"reshaped": b"r"}
 # the words it took away, of the functions it may have reshaped, of the lines it added, and of the
 # lines it touched with those above them).
 MEMO_KINDS = {"gone": b"g", "reshaped-words": b"w", "added": b"a", "near": b"n"}
+# The kinds of `memo` answers keyed by one blob's raw id that the disk keeps: a task's new version's
+# words (reach.standing_words, which the next tip's tables and reach's pairing read of it).
+BLOB_MEMO_KINDS = {"words": b"s"}
 
 
 def _edit_keys(edits: list[tuple[str, bytes | None, bytes | None]]) -> tuple[list[tuple[str, bytes]],
@@ -872,6 +876,8 @@ def _fact_keys(blobs: Iterable[tuple[str, bytes]], pairs: Iterable[tuple[str, by
         for mode in _MODES:
             key = (fingerprint, blob_id, mode)
             yield False, _row_key(key), key
+        for kind, tag in BLOB_MEMO_KINDS.items():
+            yield True, b"\0b" + tag + blob_id, (kind, blob_id)
     for fingerprint, old, new in pairs:
         for kind in PAIR_KINDS:
             pair = (kind, fingerprint, old, new)
@@ -895,6 +901,16 @@ class _Pickled:
 
     def __init__(self, data: bytes):
         self.data = data
+
+
+def _memo_row_of(kind: str, key: Any) -> bytes | None:
+    """The row key of a `memo` answer the disk keeps (MEMO_KINDS by two blob ids, BLOB_MEMO_KINDS
+    by one), None for one it does not."""
+    if kind in MEMO_KINDS and type(key) is tuple and key[0] == "id":
+        return _memo_row(kind, key)
+    if kind in BLOB_MEMO_KINDS and type(key) is bytes:
+        return b"\0b" + BLOB_MEMO_KINDS[kind] + key
+    return None
 
 
 def _memo_row(kind: str, key: tuple[str, bytes, bytes]) -> bytes:
