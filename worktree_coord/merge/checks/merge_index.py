@@ -196,12 +196,11 @@ class MergeIndex:
         """Keep what this process holds in memory of a task's edits (`prefetch_edits`' keys: every
         mode of each version's symbols, each edit's pair facts and memos) as one more row too,
         pending for the next write: a task's finish, after computing them (check/task_facts.py),
-        so the drain that merges the task reads one row, not a row per fact (each value is kept
-        pickled on its own and unpickled only when a reader asks for it)."""
+        so the drain that merges the task reads one row, not a row per fact, and unpickles it at
+        once (each pickle names its classes again, each an import lookup, and its strings: a
+        version's names are its other version's too)."""
         if self._rows is None:
             return
-        import pickle
-
         edits = list(edits)
         blobs, pairs = _edit_keys(edits)
         if not blobs:
@@ -210,7 +209,7 @@ class MergeIndex:
         for memo, row, key in _fact_keys(blobs, pairs):
             value = self._get(self._memo if memo else self._symbols, key)
             if value is not _MISSING:
-                rows[row] = pickle.dumps((("wtc-merge-index", FORMAT), value), protocol=pickle.HIGHEST_PROTOCOL)
+                rows[row] = value
         with self._lock:
             self._pending[_task_row(edits)] = rows
 
@@ -246,16 +245,15 @@ class MergeIndex:
             if kept is _MISSING:
                 kept = self._rows.get(task)
         if isinstance(kept, dict):
-            # (each value pickled on its own: unpickled by `_get` when a reader asks for it)
             for row, key in wanted.items():
                 if row in kept:
                     self.stats["symbols_disk"] += 1
-                    self._put(self._symbols, key, _Pickled(kept[row]), MAX_SYMBOLS)
+                    self._put(self._symbols, key, kept[row], MAX_SYMBOLS)
                 else:
                     self._absent.add(key)
             for row, full in memos.items():
                 if row in kept:
-                    self._put(self._memo, full, _Pickled(kept[row]), MAX_SYMBOLS)
+                    self._put(self._memo, full, kept[row], MAX_SYMBOLS)
             return
         with self._lock:
             pending = {row: self._pending[row] for row in wanted.keys() | memos.keys() if row in self._pending}
@@ -420,14 +418,7 @@ class MergeIndex:
             if key not in table:
                 return _MISSING
             table.move_to_end(key)
-            value = table[key]
-            if type(value) is _Pickled:   # loaded by `prefetch` from a task's row, not read until now
-                value = _unpickle(value.data, self.stats)
-                if value is _MISSING:
-                    del table[key]   # (damaged: computed again, as a damaged row is)
-                else:
-                    table[key] = value
-            return value
+            return table[key]
 
     def _put(self, table: OrderedDict, key: Any, value: Any, limit: int) -> None:
         with self._lock:
@@ -892,15 +883,6 @@ def _task_row(edits: list[tuple[str, bytes | None, bytes | None]]) -> bytes:
     its edits in path-independent order (the finish lists them from git's diff, the merge from its
     walk: the same set, compared as a set)."""
     return b"\0t" + sha1_of("\n".join(sorted(repr(edit) for edit in edits)).encode())
-
-
-class _Pickled:
-    """A value `prefetch` took from a task's row, still pickled (`_get` unpickles it when read)."""
-
-    __slots__ = ("data",)
-
-    def __init__(self, data: bytes):
-        self.data = data
 
 
 def _memo_row_of(kind: str, key: Any) -> bytes | None:
