@@ -214,6 +214,17 @@ def test_a_new_files_added_words_are_its_words_read_once(tmp_path: Path, monkeyp
     assert not diffed, len(diffed)
 
 
+def _cold_then_finished(root: Path, draining: list[bool], current: list[str]) -> None:
+    """bench_merge's drain of 4 tasks cold, then after the finishes (`current` names the one
+    running, `draining` holds True while it does): the same answers."""
+    answers = {}
+    for name in ("cold", "finished"):
+        current[:] = [name]
+        answers[name] = _drained(root / name, BENCH_PIN, [["edit"]] * 4, _bench_writes,
+                                 finished=name == "finished", draining=draining)
+    assert answers["finished"] == answers["cold"]
+
+
 def test_a_drain_reads_a_finished_tasks_facts_in_one_row(tmp_path: Path, monkeypatch) -> None:
     """The finish keeps its task's facts as one row too (MergeIndex.keep_task): the drain's
     prefetch reads that row, not a row per fact (a query of ~55 keys a merge); the answers are
@@ -223,23 +234,21 @@ def test_a_drain_reads_a_finished_tasks_facts_in_one_row(tmp_path: Path, monkeyp
     asked: Counter[str] = Counter()
     real_many, real_get = rows.get_many, rows.get
 
+    current: list[str] = []
+
     def get_many(self, keys):
         if draining:
-            asked[f"{drain} many"] += 1
+            asked[f"{current[0]} many"] += 1
         return real_many(self, keys)
 
     def get(self, key):
         if draining and key.startswith(b"\0t"):
-            asked[f"{drain} task"] += 1
+            asked[f"{current[0]} task"] += 1
         return real_get(self, key)
 
     monkeypatch.setattr(rows, "get_many", get_many)
     monkeypatch.setattr(rows, "get", get)
-    answers = {}
-    for drain in ("cold", "finished"):
-        answers[drain] = _drained(tmp_path / drain, BENCH_PIN, [["edit"]] * 4, _bench_writes,
-                                  finished=drain == "finished", draining=draining)
-    assert answers["finished"] == answers["cold"]
+    _cold_then_finished(tmp_path, draining, current)
     assert asked["cold many"] == 4, asked          # (no finish: a query of the facts' rows a merge)
     assert asked["finished task"] == 4 and not asked["finished many"], asked
 
@@ -285,18 +294,15 @@ def test_a_drain_scans_none_of_a_finished_tasks_new_versions_for_their_words(tmp
     draining: list[bool] = []
     scanned: Counter[str] = Counter()
     real = reach.standing_words
+    current: list[str] = []
 
     def counted(data):
         if draining and bytes(data) in new_texts:
-            scanned[drain] += 1
+            scanned[current[0]] += 1
         return real(data)
 
     monkeypatch.setattr(reach, "standing_words", counted)
     monkeypatch.setattr(tree, "standing_words", counted)
-    answers = {}
-    for drain in ("cold", "finished"):
-        answers[drain] = _drained(tmp_path / drain, BENCH_PIN, [["edit"]] * 4, _bench_writes,
-                                  finished=drain == "finished", draining=draining)
-    assert answers["finished"] == answers["cold"]
+    _cold_then_finished(tmp_path, draining, current)
     assert scanned["cold"] > 0, scanned   # (the tables take each new version in)
     assert scanned["finished"] == 0, scanned
