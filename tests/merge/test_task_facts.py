@@ -212,3 +212,97 @@ def test_a_new_files_added_words_are_its_words_read_once(tmp_path: Path, monkeyp
     _drained(tmp_path, BENCH_PIN, [["edit"]] * 4, _bench_writes, finished=True, draining=draining)
     assert asked, "no new file was asked for its added words: the drain no longer pairs what the test says"
     assert not diffed, len(diffed)
+
+
+def _cold_then_finished(root: Path, draining: list[bool], current: list[str]) -> None:
+    """bench_merge's drain of 4 tasks cold, then after the finishes (`current` names the one
+    running, `draining` holds True while it does): the same answers."""
+    answers = {}
+    for name in ("cold", "finished"):
+        current[:] = [name]
+        answers[name] = _drained(root / name, BENCH_PIN, [["edit"]] * 4, _bench_writes,
+                                 finished=name == "finished", draining=draining)
+    assert answers["finished"] == answers["cold"]
+
+
+def test_a_drain_reads_a_finished_tasks_facts_in_one_row(tmp_path: Path, monkeypatch) -> None:
+    """The finish keeps its task's facts as one row too (MergeIndex.keep_task): the drain's
+    prefetch reads that row, not a row per fact (a query of ~55 keys a merge); the answers are
+    the cold drain's."""
+    rows = merge_index._SymbolRows
+    draining: list[bool] = []
+    asked: Counter[str] = Counter()
+    real_many, real_get = rows.get_many, rows.get
+
+    current: list[str] = []
+
+    def get_many(self, keys):
+        if draining:
+            asked[f"{current[0]} many"] += 1
+        return real_many(self, keys)
+
+    def get(self, key):
+        if draining and key.startswith(b"\0t"):
+            asked[f"{current[0]} task"] += 1
+        return real_get(self, key)
+
+    monkeypatch.setattr(rows, "get_many", get_many)
+    monkeypatch.setattr(rows, "get", get)
+    _cold_then_finished(tmp_path, draining, current)
+    assert asked["cold many"] == 4, asked          # (no finish: a query of the facts' rows a merge)
+    assert asked["finished task"] == 4 and not asked["finished many"], asked
+
+
+def test_a_damaged_task_row_is_computed_again(tmp_path: Path, monkeypatch) -> None:
+    """A task's row that does not unpickle (and no row of its own for any of its facts): each fact
+    is computed again when asked, as a damaged row's is; the answers are the cold drain's."""
+    plan = [["rename-a1", "use-barrel"], ["remove-b2"], ["reshape-a2", "use-alias"], ["move-d"], ["stub-b"]]
+    cold = _drained(tmp_path / "cold", PIN, plan, _writes_of, finished=False)
+    real = MergeIndex.keep_task
+    kept: list[bytes] = []
+
+    def task_rows_only(self, edits):
+        real(self, edits)
+        with self._lock:
+            self._pending = {row: value for row, value in self._pending.items() if row.startswith(b"\0t")}
+        kept.extend(self._pending)
+
+    monkeypatch.setattr(MergeIndex, "keep_task", task_rows_only)
+    damaged = []
+    real_unpickle = merge_index._unpickle
+
+    def unpickle(data, stats):
+        value = real_unpickle(data, stats)
+        if isinstance(value, dict) and any(key.startswith(b"\0t") for key in kept):
+            damaged.append(len(value))
+            return real_unpickle(b"\x80", stats)   # (as a torn row reads: counted, computed again)
+        return value
+
+    monkeypatch.setattr(merge_index, "_unpickle", unpickle)
+    assert _drained(tmp_path / "damaged", PIN, plan, _writes_of, finished=True) == cold
+    assert damaged, "no task row was read"
+
+
+def test_a_drain_scans_none_of_a_finished_tasks_new_versions_for_their_words(tmp_path: Path, monkeypatch) -> None:
+    """A task's new versions' words (reach.standing_words, by the blob: what the next tip's tables
+    take in and reach.py's pairing reads) are the task's alone: its finish scans them and keeps
+    them with its other facts, and the drain reads them there."""
+    from worktree_coord.merge import tree
+    from worktree_coord.merge.checks import reach
+
+    new_texts = {text.encode() for number in range(4) for text in _bench_writes(number, "").values() if text}
+    draining: list[bool] = []
+    scanned: Counter[str] = Counter()
+    real = reach.standing_words
+    current: list[str] = []
+
+    def counted(data):
+        if draining and bytes(data) in new_texts:
+            scanned[current[0]] += 1
+        return real(data)
+
+    monkeypatch.setattr(reach, "standing_words", counted)
+    monkeypatch.setattr(tree, "standing_words", counted)
+    _cold_then_finished(tmp_path, draining, current)
+    assert scanned["cold"] > 0, scanned   # (the tables take each new version in)
+    assert scanned["finished"] == 0, scanned

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..gitrepo.repository import GitRepo
 from ..merge.checks.linked import reading_profile
-from ..merge.checks.reach import added_words, gone_in_edit, near_words, reshaped_words
+from ..merge.checks.reach import added_words, gone_in_edit, near_words, reshaped_words, standing_words
 from ..merge.checks.semantic import semantic_profile
 from ..merge.checks.symbols import extract, fingerprint
 from ..merge.checks.versions import MAX_BYTES
@@ -44,9 +44,9 @@ def keep_task_facts(git: GitRepo, base: str, task_commit: str, kept: Any = None)
     # git's diff of the two trees, not the merge's own walk (merge.tree: the finish would load the
     # whole post-merge check with it); what the disk keeps of the versions already, loaded at once.
     changes = [c for c in git.changes(base, task_commit) if semantic_profile(c.path) is not None][:MAX_CHANGED]
-    kept.prefetch_edits((fingerprint(semantic_profile(c.path)), *(None if oid is None else bytes.fromhex(oid)
-                                                                   for oid in (c.old_oid, c.new_oid)))
-                        for c in changes)
+    edits = [(fingerprint(semantic_profile(c.path)), *(None if oid is None else bytes.fromhex(oid)
+                                                       for oid in (c.old_oid, c.new_oid))) for c in changes]
+    kept.prefetch_edits(edits)
     look, reshapes = _definitions_reader(kept, on_disk=True), _reshapes_reader(kept, on_disk=True)
     specifiers = _specifiers_reader(kept)
     read = 0
@@ -58,6 +58,11 @@ def keep_task_facts(git: GitRepo, base: str, task_commit: str, kept: Any = None)
                 continue   # (the readers decide those alone: never guessed at, or read by another profile)
             read += 1
             _keep_version(kept, profile, change.path, oid, data, look)
+        if change.new_oid is not None and len(texts[change.new_oid]) <= MAX_BYTES:
+            # Its words (reach.standing_words, by the blob): what the next tip's tables take in and
+            # reach.py's pairing reads of the task's file, scanned here, not in the drain.
+            data = texts[change.new_oid]
+            kept.memo("words", bytes.fromhex(change.new_oid), lambda: standing_words(data), disk=True)
         if change.new_oid is not None and profile.semantic.specifiers and len(texts[change.new_oid]) <= MAX_BYTES:
             try:   # the modules the version loads (own_imports.py's question of each file the task wrote)
                 specifiers(profile, texts[change.new_oid])
@@ -78,6 +83,10 @@ def keep_task_facts(git: GitRepo, base: str, task_commit: str, kept: Any = None)
             kept.memo("reshaped-words", pair, lambda: reshaped_words(before, after), disk=True)
             kept.memo("added", pair, lambda: added_words(before, after), disk=True)
             kept.memo("near", pair, lambda: near_words(before, after), disk=True)
+    # All of them again as one row, which the merge's prefetch reads first: one row and, of each
+    # value, only what its check and look ask for unpickled (a row per fact, each unpickled, cost
+    # a drain's merge more than its tip's side of reach.py: "Cost of a merge").
+    kept.keep_task(edits)
     return read
 
 

@@ -185,43 +185,75 @@ class MergeIndex:
 
     def prefetch_edits(self, edits: Iterable[tuple[str, bytes | None, bytes | None]]) -> None:
         """`prefetch` of a task's changed files, each as (its profile's fingerprint, old blob id,
-        new blob id; None where the file is absent): both versions, and the edit where both are."""
-        blobs, pairs = [], []
-        for fingerprint, old, new in edits:
-            blobs += [(fingerprint, blob) for blob in (old, new) if blob is not None]
-            if old is not None and new is not None:
-                pairs.append((fingerprint, old, new))
+        new blob id; None where the file is absent): both versions, and the edit where both are;
+        first from the row its finish kept them in together (`keep_task`), else row by row."""
+        edits = list(edits)
+        blobs, pairs = _edit_keys(edits)
         if blobs:
-            self.prefetch(blobs, pairs)
+            self.prefetch(blobs, pairs, task=_task_row(edits))
 
-    def prefetch(self, blobs: Iterable[tuple[str, bytes]], pairs: Iterable[tuple[str, bytes, bytes]] = ()) -> None:
+    def keep_task(self, edits: Iterable[tuple[str, bytes | None, bytes | None]]) -> None:
+        """Keep what this process holds in memory of a task's edits (`prefetch_edits`' keys: every
+        mode of each version's symbols, each edit's pair facts and memos) as one more row too,
+        pending for the next write: a task's finish, after computing them (check/task_facts.py),
+        so the drain that merges the task reads one row, not a row per fact, and unpickles it at
+        once (each pickle names its classes again, each an import lookup, and its strings: a
+        version's names are its other version's too)."""
+        if self._rows is None:
+            return
+        edits = list(edits)
+        blobs, pairs = _edit_keys(edits)
+        if not blobs:
+            return
+        rows = {}
+        for memo, row, key in _fact_keys(blobs, pairs):
+            value = self._get(self._memo if memo else self._symbols, key)
+            if value is not _MISSING:
+                rows[row] = value
+        with self._lock:
+            self._pending[_task_row(edits)] = rows
+
+    def prefetch(self, blobs: Iterable[tuple[str, bytes]], pairs: Iterable[tuple[str, bytes, bytes]] = (),
+                 task: bytes | None = None) -> None:
         """Load every mode of the symbols the disk keeps of `blobs` ((fingerprint, raw blob id)
         pairs: a task's versions), and every kind of fact of `pairs` ((fingerprint, old blob id,
         new blob id): a task's edits, `pair_fact`), into memory in one query, and mark those it
         does not keep known absent: the merge's check and look then ask memory only, where each of
         their questions read the disk (or, inside a drain, computed it again). What a task's finish
-        computed (check/task_facts.py) is found here by the drain that merges it."""
+        computed (check/task_facts.py) is found here by the drain that merges it: in the one row
+        `task` (`keep_task`) when the finish kept it, which holds everything the finish held of
+        those keys (it loaded what the disk kept of them first), so a key it lacks is known absent
+        without a second query."""
         if self._rows is None:
             return
         if len(self._absent) > MAX_ABSENT:
             self._absent.clear()   # (a long-lived process: asked of the disk again, never answered wrong)
         wanted: dict[bytes, tuple] = {}
-        for fingerprint, blob_id in blobs:
-            for mode in _MODES:
-                key = (fingerprint, blob_id, mode)
-                if key not in self._absent and self._get(self._symbols, key) is _MISSING:
-                    wanted[_row_key(key)] = key
         memos: dict[bytes, tuple] = {}
-        for fingerprint, old, new in pairs:
-            for kind in PAIR_KINDS:
-                key = (kind, fingerprint, old, new)
-                if key not in self._absent and self._get(self._symbols, key) is _MISSING:
-                    wanted[_pair_row(key)] = key
-            for kind in MEMO_KINDS:
-                full = (kind, ("id", old, new))
-                if self._get(self._memo, full) is _MISSING:
-                    memos[_memo_row(*full)] = full
+        for memo, row, key in _fact_keys(blobs, pairs):
+            if memo:
+                if self._get(self._memo, key) is _MISSING:
+                    memos[row] = key
+            elif key not in self._absent and self._get(self._symbols, key) is _MISSING:
+                wanted[row] = key
         if not wanted and not memos:
+            return
+        kept = _MISSING
+        if task is not None:
+            with self._lock:
+                kept = self._pending.get(task, _MISSING)
+            if kept is _MISSING:
+                kept = self._rows.get(task)
+        if isinstance(kept, dict):
+            for row, key in wanted.items():
+                if row in kept:
+                    self.stats["symbols_disk"] += 1
+                    self._put(self._symbols, key, kept[row], MAX_SYMBOLS)
+                else:
+                    self._absent.add(key)
+            for row, full in memos.items():
+                if row in kept:
+                    self._put(self._memo, full, kept[row], MAX_SYMBOLS)
             return
         with self._lock:
             pending = {row: self._pending[row] for row in wanted.keys() | memos.keys() if row in self._pending}
@@ -365,7 +397,8 @@ class MergeIndex:
         """`compute()` once per (kind, key) in this process (bounded): for answers pure in `key`,
         such as the words of the lines one version added to another, keyed by both contents. The
         disk is never read here: a kind of MEMO_KINDS keyed by two blob ids, `("id", old, new)`,
-        is loaded from it by `prefetch` (a task's edits), and written there with `disk` (what a
+        or of BLOB_MEMO_KINDS keyed by one (raw), is loaded from it by `prefetch` (a task's edits
+        and versions), and written there with `disk` (what a
         task's finish computes for the drain that merges it)."""
         full = (kind, key)
         kept = self._get(self._memo, full)
@@ -373,9 +406,9 @@ class MergeIndex:
             return kept
         value = compute()
         self._put(self._memo, full, value, MAX_SYMBOLS)
-        if disk and kind in MEMO_KINDS and key[0] == "id" and self._rows is not None:
+        if disk and self._rows is not None and (row := _memo_row_of(kind, key)) is not None:
             with self._lock:
-                self._pending[_memo_row(kind, key)] = value
+                self._pending[row] = value
         return value
 
     def _get(self, table: OrderedDict, key: Any) -> Any:
@@ -810,6 +843,56 @@ PAIR_KINDS = {"reshaped": b"r"}
 # the words it took away, of the functions it may have reshaped, of the lines it added, and of the
 # lines it touched with those above them).
 MEMO_KINDS = {"gone": b"g", "reshaped-words": b"w", "added": b"a", "near": b"n"}
+# The kinds of `memo` answers keyed by one blob's raw id that the disk keeps: a task's new version's
+# words (reach.standing_words, which the next tip's tables and reach's pairing read of it).
+BLOB_MEMO_KINDS = {"words": b"s"}
+
+
+def _edit_keys(edits: list[tuple[str, bytes | None, bytes | None]]) -> tuple[list[tuple[str, bytes]],
+                                                                          list[tuple[str, bytes, bytes]]]:
+    """A task's edits ((fingerprint, old blob id, new blob id; None: absent)) as `prefetch`'s
+    blobs (each version) and pairs (each edit of a file both versions hold)."""
+    blobs, pairs = [], []
+    for fingerprint, old, new in edits:
+        blobs += [(fingerprint, blob) for blob in (old, new) if blob is not None]
+        if old is not None and new is not None:
+            pairs.append((fingerprint, old, new))
+    return blobs, pairs
+
+
+def _fact_keys(blobs: Iterable[tuple[str, bytes]], pairs: Iterable[tuple[str, bytes, bytes]]) -> Iterator[tuple[bool, bytes, tuple]]:
+    """(memo table or not, row key, memory key) of each fact the disk may keep of `blobs` and
+    `pairs` (`prefetch`): every mode of each version's symbols, each edit's pair facts and memos."""
+    for fingerprint, blob_id in blobs:
+        for mode in _MODES:
+            key = (fingerprint, blob_id, mode)
+            yield False, _row_key(key), key
+        for kind, tag in BLOB_MEMO_KINDS.items():
+            yield True, b"\0b" + tag + blob_id, (kind, blob_id)
+    for fingerprint, old, new in pairs:
+        for kind in PAIR_KINDS:
+            pair = (kind, fingerprint, old, new)
+            yield False, _pair_row(pair), pair
+        for kind in MEMO_KINDS:
+            full = (kind, ("id", old, new))
+            yield True, _memo_row(*full), full
+
+
+def _task_row(edits: list[tuple[str, bytes | None, bytes | None]]) -> bytes:
+    """The row key of a task's facts kept together (`keep_task`): a NUL and `t`, then a digest of
+    its edits in path-independent order (the finish lists them from git's diff, the merge from its
+    walk: the same set, compared as a set)."""
+    return b"\0t" + sha1_of("\n".join(sorted(repr(edit) for edit in edits)).encode())
+
+
+def _memo_row_of(kind: str, key: Any) -> bytes | None:
+    """The row key of a `memo` answer the disk keeps (MEMO_KINDS by two blob ids, BLOB_MEMO_KINDS
+    by one), None for one it does not."""
+    if kind in MEMO_KINDS and type(key) is tuple and key[0] == "id":
+        return _memo_row(kind, key)
+    if kind in BLOB_MEMO_KINDS and type(key) is bytes:
+        return b"\0b" + BLOB_MEMO_KINDS[kind] + key
+    return None
 
 
 def _memo_row(kind: str, key: tuple[str, bytes, bytes]) -> bytes:
