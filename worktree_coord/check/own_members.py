@@ -36,6 +36,7 @@ from ..merge.checks.sole_members import applies, base_list, declares_only, writt
 from ..merge.checks.symbols import EXPORTS, Symbols, extract, visible_import
 from ..merge.checks.versions import MAX_BYTES
 from ..merge.result import SemanticFinding
+from .own_uses import own_finding, task_symbols
 
 _LEADING = re.compile(r"[A-Za-z_$][\w$]*")
 Pair = tuple[tuple[str, ...], str]
@@ -58,12 +59,7 @@ def own_member_calls(path: str, after: bytes, gone: set[Pair], before_symbols: A
                if len(containers) == 1 and len(containers[0]) == 1 and name.encode() in after}
     if not members:
         return []
-    symbols = after_symbols if after_symbols is not None and after_symbols.references else None
-    if symbols is None:
-        try:
-            symbols = extract(profile, after)
-        except (ValueError, UnicodeDecodeError):
-            return []
+    symbols = task_symbols(profile, after, after_symbols)
     if symbols is None:
         return []
     sure = {name: container for name, (container,) in members.items()
@@ -82,11 +78,7 @@ def own_member_calls(path: str, after: bytes, gone: set[Pair], before_symbols: A
         if not _means(reference, container, symbols, rules):
             continue
         said.add((reference.name, reference.line))
-        definition = where.get((container, reference.name))
-        use = lines[reference.line - 1].decode("utf-8", "replace").strip() if 0 < reference.line <= len(lines) else ""
-        out.append(SemanticFinding(rules.member_name(container, reference.name), definition.kind if definition is not None else "",
-                                   path, definition.line if definition is not None else 0, path, reference.line,
-                                   "task", "task", reference.declaration, "", use))
+        out.append(own_finding(rules, path, container, reference.name, reference, where, lines))
     return out
 
 

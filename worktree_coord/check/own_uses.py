@@ -69,12 +69,7 @@ def own_file_uses(path: str, after: bytes, gone: set[tuple[tuple[str, ...], str]
         gone = {(container, name) for container, name in gone if (not container and name in local) or (container, name) in owned}
     if not gone or rules.package == "directory" or spelling(name.encode() for _, name in gone).search(after) is None:
         return []
-    symbols = after_symbols if after_symbols is not None and after_symbols.references else None
-    if symbols is None:
-        try:
-            symbols = extract(profile, after)
-        except (ValueError, UnicodeDecodeError):
-            return []
+    symbols = task_symbols(profile, after, after_symbols)
     if symbols is None:
         return []
     lines = after.split(b"\n")
@@ -92,12 +87,31 @@ def own_file_uses(path: str, after: bytes, gone: set[tuple[tuple[str, ...], str]
         if (container, name, reference.line) in seen:
             continue   # (one line, two uses: `self::f() ? a : static::f()`)
         seen.add((container, name, reference.line))
-        definition = where.get((container, name))
-        use = lines[reference.line - 1].decode("utf-8", "replace").strip() if 0 < reference.line <= len(lines) else ""
-        out.append(SemanticFinding(name if container == EXPORTS else rules.member_name(container, name), definition.kind if definition is not None else "",
-                                   path, definition.line if definition is not None else 0, path, reference.line,
-                                   "task", "task", reference.declaration, "", use))
+        out.append(own_finding(rules, path, container, name, reference, where, lines))
     return out
+
+
+def task_symbols(profile: Any, after: bytes, after_symbols: Any) -> Any:
+    """The task version's symbols with their uses: `after_symbols` where the caller holds them so (a
+    drain's merge index), else extracted (None: it does not parse)."""
+    if after_symbols is not None and after_symbols.references:
+        return after_symbols
+    try:
+        return extract(profile, after)
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def own_finding(rules: Any, path: str, container: tuple[str, ...], name: str, reference: Any,
+                where: dict[tuple[tuple[str, ...], str], Any], lines: list[bytes]) -> SemanticFinding:
+    """The finding of a use, in the task's own version of `path`, of the name (container, name) gone from
+    it (`where`: the base version's definitions by (container, name); `lines`: the task version's)."""
+    definition = where.get((container, name))
+    use = lines[reference.line - 1].decode("utf-8", "replace").strip() if 0 < reference.line <= len(lines) else ""
+    return SemanticFinding(name if container == EXPORTS else rules.member_name(container, name),
+                           definition.kind if definition is not None else "", path,
+                           definition.line if definition is not None else 0, path, reference.line,
+                           "task", "task", reference.declaration, "", use)
 
 
 def _bare_uses(symbols: Any, gone: set[str], rules: Any, lines: list[bytes]) -> list[tuple[tuple[tuple[str, ...], str], Any]]:
