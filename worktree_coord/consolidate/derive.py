@@ -179,8 +179,12 @@ def derive_intents(
                     expected_before=change.before, options=placement)
 
     from worktree_coord.consolidate.edits.comments import attach
+    from worktree_coord.consolidate.edits.common import edit_manifest
 
-    return sorted(attach(path, base, new, intents), key=lambda i: i.intent_id)
+    def edit_alone(path: str, data: bytes, intent: Intent) -> bytes:
+        return edit_manifest(path, data, intent, comments=False)
+
+    return sorted(attach(path, base, new, intents, edit_alone), key=lambda i: i.intent_id)
 
 
 def _member_changes(path: str, base: bytes | None, new: bytes | None, task: str, eco: Ecosystem) -> str:

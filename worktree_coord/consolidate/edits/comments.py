@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from difflib import SequenceMatcher
-from typing import Sequence
+from typing import Callable, Sequence
 
 from worktree_coord.consolidate.intent import Intent, Op
 from worktree_coord.errors import WtcError
@@ -54,8 +54,11 @@ def _changed(before: list[str], after: list[str]) -> tuple[set[int], list[tuple[
     return {j for tag, _, _, j1, j2 in codes if tag in ("insert", "replace") for j in range(j1, j2)}, codes
 
 
-def attach(path: str, base: bytes | None, new: bytes | None, intents: Sequence[Intent]) -> list[Intent]:
-    """`intents` with each new comment block put on the intent whose entry it sits above."""
+def attach(path: str, base: bytes | None, new: bytes | None, intents: Sequence[Intent],
+           edit: Callable[[str, bytes, Intent], bytes]) -> list[Intent]:
+    """`intents` with each new comment block put on the intent whose entry it sits above; `edit(path,
+    data, intent)`: the intent's edit alone, no comment carried (edits/common.py's, passed in: that
+    module carries comments with this one's `carry`)."""
     pattern = _pattern(path)
     if pattern is None or base is None or new is None:
         return list(intents)
@@ -71,7 +74,7 @@ def attach(path: str, base: bytes | None, new: bytes | None, intents: Sequence[I
         start = at - 1
         while start > 0 and start - 1 in added and pattern.match(new_lines[start - 1]):
             start -= 1
-        found = _owner(path, base, new_lines, at, out)
+        found = _owner(path, base, new_lines, at, out, edit)
         if found is None:
             continue        # no one intent writes the line below: the finish's check names the comment
         owner, run = found
@@ -83,13 +86,11 @@ def attach(path: str, base: bytes | None, new: bytes | None, intents: Sequence[I
     return out
 
 
-def _owner(path: str, base: bytes, new_lines: list[str], at: int, intents: Sequence[Intent]
-           ) -> tuple[int, int] | None:
+def _owner(path: str, base: bytes, new_lines: list[str], at: int, intents: Sequence[Intent],
+           edit: Callable[[str, bytes, Intent], bytes]) -> tuple[int, int] | None:
     """The index of the one intent whose edit of `base` writes the task's line `at` (and the most of
     the lines after it, as the task wrote them: two `<dependency>` blocks are told apart by their
     `<artifactId>`), with the number of lines it writes so; None when none does or two do equally."""
-    from worktree_coord.consolidate.edits.common import edit_manifest
-
     base_lines = _lines(base)
     scores: list[tuple[int, int]] = []
     for index, intent in enumerate(intents):
@@ -97,7 +98,7 @@ def _owner(path: str, base: bytes, new_lines: list[str], at: int, intents: Seque
                                                     Op.REMOVE_OVERRIDE):
             continue
         try:
-            edited = _lines(edit_manifest(path, base, intent, comments=False))
+            edited = _lines(edit(path, base, intent))
         except WtcError:
             continue
         changed, _ = _changed(base_lines, edited)
