@@ -32,7 +32,7 @@ from typing import Any, Mapping
 
 from ..merge.checks.fields import member_writes
 from ..merge.checks.semantic import semantic_profile
-from ..merge.checks.sole_members import applies, base_list, declares_only, written_outside
+from ..merge.checks.sole_members import applies, base_list, declares_only, defines_elsewhere, written_outside
 from ..merge.checks.symbols import EXPORTS, Symbols, extract, visible_import
 from ..merge.checks.versions import MAX_BYTES
 from ..merge.result import SemanticFinding
@@ -91,8 +91,10 @@ def _means(reference: Any, container: tuple[str, ...], symbols: Symbols, rules: 
     if head is None:
         return True   # an expression's result: `make().f()`, `(a || b).f()`
     word = head.group()
-    if word == "new" or word in rules.self_receivers:
-        return word != "new"   # `this.helper.f()`: an instance of no class the file says
+    if word == "new":
+        return False   # `new Other().f()`: the class it constructs (semantic.py follows it)
+    if word in rules.self_receivers:
+        return True   # `this.helper.f()`: an instance of no class the file says
     if visible_import(symbols, word, reference) is not None:
         return False   # a module, or another package's object: its member
     return not (symbols.binds((), word) and any(d.name == word and not d.container and d.kind in ("class", "interface")
@@ -110,8 +112,7 @@ def _sole(path: str, after: bytes, symbols: Symbols, container: tuple[str, ...],
         bases = base_list(after, container[0], rules.class_bases)
         if bases is None or any(base.rsplit(".", 1)[-1] not in rules.memberless_bases for base in bases):
             return False   # a base may give it (not followed here: the look's reading follows the tree's bases)
-    if any(d.name == name and d.kind != "import" for d in symbols.definitions) \
-            or any(name in names for bound, names in symbols.bound.items() if bound):
+    if defines_elsewhere(symbols, path, path, container, name):
         return False   # another class of the file defines or binds it (a subclass overriding it)
     writes = member_writes(path, name)
     if writes is not None and writes.search(after):
@@ -129,10 +130,7 @@ def _sole(path: str, after: bytes, symbols: Symbols, container: tuple[str, ...],
         if found is None:
             return False
         describes = declares_only(other)
-        if any(d.name == name and d.kind != "import" and not (describes and d.container[-1:] == container)
-               for d in found.definitions):
-            return False
-        if any(name in names and not (describes and bound[-1:] == container) for bound, names in found.bound.items() if bound):
+        if defines_elsewhere(found, other, path, container, name, describes):
             return False
         other_writes = member_writes(other, name)
         if other_writes is not None and written_outside(other_writes, data, found, container if describes else None):

@@ -145,7 +145,7 @@ def _no_other_definer(check: _Check, path: str, container: tuple[str, ...], name
                 return False   # a version the check cannot read may define it
             if writes is not None and written_outside(writes, data, symbols, container if describes else None):
                 return False
-            if _defines_elsewhere(symbols, other, path, container, name, describes):
+            if defines_elsewhere(symbols, other, path, container, name, describes):
                 return False
     if check.whole_words or check.spelled is None:
         return True   # (the look: every file spelling the name is held)
@@ -163,12 +163,12 @@ def _no_other_definer(check: _Check, path: str, container: tuple[str, ...], name
         symbols = check.tree_symbols(other)
         if symbols is None or (writes is not None and written_outside(writes, data, symbols, container if describes else None)):
             return False
-        if _defines_elsewhere(symbols, other, path, container, name, describes):
+        if defines_elsewhere(symbols, other, path, container, name, describes):
             return False
     return True
 
 
-def _defines_elsewhere(symbols: Symbols, other: str, path: str, container: tuple[str, ...], name: str,
+def defines_elsewhere(symbols: Symbols, other: str, path: str, container: tuple[str, ...], name: str,
                        describes: bool = False) -> bool:
     """Whether the file `other` (read as `symbols`) defines `name` but as the class `container` of `path`
     does: another class's method or field, a function, a name bound at its top level. `describes`: the
