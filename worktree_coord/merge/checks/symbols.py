@@ -21,6 +21,7 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import field
+from operator import itemgetter
 
 import tree_sitter
 
@@ -60,16 +61,45 @@ def exports_open(symbols: "Symbols") -> bool:
     return OPEN_EXPORTS in symbols.bound.get(EXPORTS, ())
 
 
-@value_class
-class Definition:
-    """A name defined at top level (`container` empty) or as a member of `container`."""
+class Definition(tuple):
+    """A name defined at top level (`container` empty) or as a member of `container`: `name`,
+    `kind`, `container`, `line` (1-based, of the name), `start_byte` and `end_byte` (the whole
+    definition). A tuple of those, compared and hashed as the frozen dataclass it was (the same
+    tuple of its fields), so sets of them order alike; a tuple because a drain loads ~200 of them
+    a merge with a finished task's facts (merge_index.py), and a tuple is rebuilt by the unpickler
+    in C (`tuple.__new__`), where a dataclass's state is set field by field: 0.56x the unpickling
+    of a bench_merge task's row ("Cost of a merge")."""
 
-    name: str
-    kind: str
-    container: Container
-    line: int           # 1-based line of the name
-    start_byte: int     # the whole definition
-    end_byte: int
+    __slots__ = ()
+    # (as a named tuple's: dataclasses.asdict of a Symbols rebuilds each by its fields)
+    _fields = ("name", "kind", "container", "line", "start_byte", "end_byte")
+
+    def __new__(cls, name: str, kind: str, container: Container, line: int, start_byte: int,
+                end_byte: int) -> "Definition":
+        return tuple.__new__(cls, (name, kind, container, line, start_byte, end_byte))
+
+    def __reduce__(self) -> tuple:
+        return tuple.__new__, (Definition, tuple(self))
+
+    def __eq__(self, other: object) -> bool:
+        # (a Definition equals no plain tuple, as the dataclass did not)
+        return other.__class__ is Definition and tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
+    def __repr__(self) -> str:
+        return ("Definition(name=%r, kind=%r, container=%r, line=%r, start_byte=%r, end_byte=%r)"
+                % tuple(self))
+
+    name: str = property(itemgetter(0))   # type: ignore[assignment]
+    kind: str = property(itemgetter(1))   # type: ignore[assignment]
+    container: Container = property(itemgetter(2))   # type: ignore[assignment]
+    line: int = property(itemgetter(3))   # type: ignore[assignment]
+    start_byte: int = property(itemgetter(4))   # type: ignore[assignment]
+    end_byte: int = property(itemgetter(5))   # type: ignore[assignment]
 
 
 @value_class
