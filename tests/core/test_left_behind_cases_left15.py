@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.test_uses_left_behind import _removal_merged, _removal_refused
+from tests.conftest import wtc_in_process
+from tests.core.test_uses_left_behind import _removal_merged, _removal_refused, _task_edited
 
 # -- JavaScript: a CommonJS module's default import is its exports object, whatever it assigns -------
 
@@ -42,3 +43,54 @@ def test_a_commonjs_default_import_called_after_it_stopped_being_a_function_is_l
     after = "function run() { return 1 }\n\nexports.run = run;\nexports.helper = 2;\n"
     _, left = _removal_refused(tmp_path, {"cmd.js": before, path: importer}, "cmd.js", {"cmd.js": after})
     assert len(left) == 1 and left[0].startswith(f"{path} (lines 1, 3") or left[0].startswith(f"{path}:3"), left
+
+
+# -- Python: a record class's keyword construction after a field rename ----------------------------
+
+POINT = {
+    "dataclass": "from dataclasses import dataclass\n\n\n@dataclass\nclass Point:\n    x: int\n    y: int = 0\n",
+    "dataclass-call": "import dataclasses\n\n\n@dataclasses.dataclass(frozen=True)\nclass Point:\n    x: int\n    y: int = 0\n",
+    "namedtuple": "from typing import NamedTuple\n\n\nclass Point(NamedTuple):\n    x: int\n    y: int = 0\n",
+    "attrs-define": "from attrs import define\n\n\n@define\nclass Point:\n    x: int\n    y: int = 0\n",
+    "attr-s": "import attr\n\n\n@attr.s\nclass Point:\n    x = attr.ib()\n    y = attr.ib(default=0)\n",
+    "init": "class Point:\n    def __init__(self, x, y=0):\n        self.x = x\n        self.y = y\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(POINT))
+def test_a_record_field_renamed_blocks_its_keyword_construction(tmp_path, kind):
+    """`x` renamed `px` in the class: `Point(x=1)` elsewhere fails (unexpected keyword argument)."""
+    files = {"geo.py": POINT[kind], "app.py": "from geo import Point\n\nP = Point(x=1, y=2)\n"}
+    renamed = POINT[kind].replace("x: int", "px: int").replace("x = attr.ib", "px = attr.ib") \
+        .replace("(self, x,", "(self, px,").replace("self.x = x", "self.px = px")
+    repo = _task_edited(tmp_path, files, "rm", ("geo.py",), {"geo.py": renamed}, None)
+    code, check = wtc_in_process(repo, "task", "check", "rm", "--run", "r1")
+    assert code == 1, check
+    code, body = wtc_in_process(repo, "task", "finish", "rm", "--run", "r1")
+    assert (code, body["state"]) == (1, "conflict"), body
+    left = [note for note in body["notes"] if "still call" in note]
+    assert len(left) == 1 and left[0].startswith("app.py:3 still calls Point the old way (the keyword x=)"), left
+
+
+@pytest.mark.parametrize("files", [
+    # a custom `__init__` taking any keyword
+    {"geo.py": "from dataclasses import dataclass\n\n\n@dataclass\nclass Point:\n    x: int\n\n"
+               "    def __init__(self, **kwargs):\n        self.x = kwargs.get('x', 0)\n",
+     "app.py": "from geo import Point\n\nP = Point(x=1)\n"},
+    # the call's target is another class of that name
+    {"geo.py": "from dataclasses import dataclass\n\n\n@dataclass\nclass Point:\n    x: int\n",
+     "other.py": "class Point:\n    def __init__(self, x):\n        self.x = x\n",
+     "app.py": "from other import Point\n\nP = Point(x=1)\n"},
+    # a ClassVar is no field; a record with a base may take the field from it
+    {"geo.py": "from dataclasses import dataclass\nfrom typing import ClassVar\n\n\n@dataclass\nclass Point:\n"
+               "    x: ClassVar[int] = 0\n    y: int = 0\n\n\n@dataclass\nclass Base:\n    x: int = 0\n\n\n"
+               "@dataclass\nclass Sub(Base):\n    x: int = 0\n",
+     "app.py": "from geo import Point, Sub\n\nP = Point(y=1)\nS = Sub(x=1)\n"},
+], ids=["kwargs-init", "other-class", "classvar-and-base"])
+def test_a_record_rename_blocks_no_keyword_call_that_still_loads(tmp_path, files):
+    renamed = files["geo.py"].replace("x: int\n", "px: int\n").replace("self.x =", "self.px =") \
+        .replace("x: ClassVar[int] = 0", "px: ClassVar[int] = 0").replace("    x: int = 0\n\n\n@dataclass\nclass Sub",
+                                                                          "    x: int = 0\n\n\n@dataclass\nclass Sub") \
+        .replace("class Sub(Base):\n    x: int = 0", "class Sub(Base):\n    px: int = 0")
+    assert renamed != files["geo.py"]
+    _removal_merged(tmp_path, files, {"geo.py": renamed})

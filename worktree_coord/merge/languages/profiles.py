@@ -224,7 +224,11 @@ class SignatureRules:
     fewest and the most arguments a call passes; a counted parameter after one makes the count
     unknown. `transparent`: decorators that keep what a function takes (Python's `functools.lru_cache`), by
     their text without `@` and without a call's arguments: a definition whose wrappers hold only
-    these is counted."""
+    these is counted. `constructor`: the method a call of a class runs with its arguments (Python's
+    `__init__`): the keywords a call of the class passes are that method's; `records`: a query whose
+    `@record` is a class without one whose constructor the language makes from the fields its body
+    declares, each `@field` (Python's `@dataclass`, `NamedTuple`, attrs' `@define`): a field renamed
+    leaves `Point(x=1)` failing as a renamed parameter does (record_fields.py)."""
 
     parameters: tuple[tuple[str, ...], ...] = ()
     counted: tuple[tuple[str, str], ...] = ()
@@ -248,6 +252,8 @@ class SignatureRules:
     empty_unknown: bool = False     # an empty list takes any arguments (C's `f()` before C23)
     default_tokens: frozenset[str] = frozenset()   # a counted parameter holding one has a default (C#'s `=`)
     none: str = ""                  # the text of a lone parameter that means none (C's `void`)
+    constructor: str = ""           # the method a call of a class runs (Python's `__init__`)
+    records: str = ""               # a query: `@record` classes whose constructor takes their `@field`s (dataclasses)
 
     @property
     def enabled(self) -> bool:
@@ -521,7 +527,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "parse_masks", "conditional"}
 _SIGNATURE_KEYS = {"parameters", "counted", "keywords", "keyword_open", "positional_only", "keyword_arguments", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
-                   "transparent", "optional", "empty_unknown", "none", "default_tokens"}
+                   "transparent", "optional", "empty_unknown", "none", "default_tokens", "constructor", "records"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
                  "source_folders", "entries", "dependency_fields", "source_roots"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
@@ -1233,8 +1239,9 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
     for key in ("receiver_first", "empty_unknown"):
         if not isinstance(raw.get(key, False), bool):
             raise ConfigError(f"{where}.{key} must be true or false")
-    if not isinstance(raw.get("none", ""), str):
-        raise ConfigError(f"{where}.none must be a string")
+    for key in ("none", "constructor", "records"):
+        if not isinstance(raw.get(key, ""), str):
+            raise ConfigError(f"{where}.{key} must be a string")
     return SignatureRules(parameters=paths, counted=kind_to_field("counted", True),
                           keywords=kind_to_field("keywords", True), keyword_open=frozenset(strings("keyword_open")),
                           positional_only=frozenset(strings("positional_only")),
@@ -1247,7 +1254,8 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
                           token_unknown=frozenset(strings("token_unknown")),
                           transparent=frozenset(strings("transparent")), optional=frozenset(strings("optional")),
                           empty_unknown=raw.get("empty_unknown", False), none=raw.get("none", ""),
-                          default_tokens=frozenset(strings("default_tokens")))
+                          default_tokens=frozenset(strings("default_tokens")),
+                          constructor=raw.get("constructor", ""), records=raw.get("records", ""))
 
 
 def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],
