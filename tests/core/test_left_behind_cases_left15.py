@@ -94,3 +94,30 @@ def test_a_record_rename_blocks_no_keyword_call_that_still_loads(tmp_path, files
         .replace("class Sub(Base):\n    x: int = 0", "class Sub(Base):\n    px: int = 0")
     assert renamed != files["geo.py"]
     _removal_merged(tmp_path, files, {"geo.py": renamed})
+
+
+# -- C#: a local typed by a `using` alias, its members read -----------------------------------------
+
+STORE = ("namespace Shop.Data\n{\n    public class Store\n    {\n        public int Put(int x) { return x; }\n\n"
+         "        public int Get() { return 1; }\n    }\n}\n")
+
+
+@pytest.mark.parametrize("local", [
+    "S s = new S();", "var s = new S();", "S s = Make();",
+], ids=["declared", "var-new", "declared-from-call"])
+def test_a_method_removed_and_called_through_a_using_alias_typed_local_is_left_behind(tmp_path, local):
+    user = ("using S = Shop.Data.Store;\n\nnamespace App\n{\n    public class User\n    {\n"
+            "        static S Make() { return new S(); }\n\n"
+            f"        public int Run()\n        {{\n            {local}\n            return s.Put(1) + s.Get();\n        }}\n    }}\n}}\n")
+    files = {"Lib/Store.cs": STORE, "App/User.cs": user}
+    _, left = _removal_refused(tmp_path, files, "Lib/**", {"Lib/Store.cs": STORE.replace("Put(", "Save(")})
+    assert len(left) == 1 and left[0].startswith("App/User.cs:12 still uses Store.Put"), left
+
+
+def test_a_using_alias_of_another_class_is_not_left_behind(tmp_path):
+    """The alias names another class, which still has Put."""
+    other = "namespace Shop.Other\n{\n    public class Store\n    {\n        public int Put(int x) { return x; }\n    }\n}\n"
+    user = ("using S = Shop.Other.Store;\nusing Shop.Data;\n\nnamespace App\n{\n    public class User\n    {\n"
+            "        public int Run()\n        {\n            S s = new S();\n            return s.Put(1);\n        }\n    }\n}\n")
+    files = {"Lib/Store.cs": STORE, "Lib/Other.cs": other, "App/User.cs": user}
+    _removal_merged(tmp_path, files, {"Lib/Store.cs": STORE.replace("Put(", "Save(")})

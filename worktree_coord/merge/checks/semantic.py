@@ -1312,6 +1312,12 @@ class _Check:
         class a receiver constructs, `Text(x)`, `new Store()`), in each file of the merge declaring it:
         only where sure (see typed_local_targets); C#'s extension methods of it too (extension_targets)."""
         name = reference.name
+        if rules.namespaces and not namespaces.by_name(semantic_profile(path)):   # type: ignore[arg-type]
+            # C#'s `using X = N.T;`, Kotlin's `import N.T as X`: a local typed X is a T, which the
+            # namespaces then say is the one of N (namespace_sees)
+            facts = self.namespace_facts(path, "merged")
+            whole = namespaces.unaliased(facts, typed)
+            typed = whole.rsplit(".", 1)[-1] if whole != typed else typed
         qualifier, _, type_name = typed.rpartition(".")
         if rules.namespaces:
             yield from self.extension_targets(path, type_name, name)
@@ -1905,8 +1911,11 @@ class _Check:
                                       namespaces.enclosing(use, reference.start_byte))
         qualifier = reference.receiver
         if qualifier is not None:
-            # (`new N.T()` spells the type N.T; `X` of `using X = N.T;` spells N.T)
-            qualifier = namespaces.unaliased(self.namespace_facts(path, "merged"), _constructed(qualifier, profile.semantic) or qualifier)
+            # (`new N.T()` spells the type N.T; `X` of `using X = N.T;` spells N.T, and so does a
+            # local's type: `X x = new X(); x.F()`)
+            typed = self.typed_receiver(path, reference) if _LOCAL_NAME.fullmatch(qualifier) else None
+            qualifier = namespaces.unaliased(self.namespace_facts(path, "merged"),
+                                             typed or _constructed(qualifier, profile.semantic) or qualifier)
         if definition.container and qualifier is not None:
             # What the use spells before the member's type (`N` of `N.Outer.Inner.F()`, a member of Inner)
             parts = qualifier.split(".")
