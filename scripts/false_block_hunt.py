@@ -28,7 +28,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+
+from bench_merge_check import _own_grammars  # noqa: E402
+
+# This checkout's profiles, not the installed one's (an editable install hands every checkout its own
+# grammars/: a hunt run from a copy of main read the branch's profiles, and refused their new keys).
+_own_grammars(ROOT)
 
 from worktree_coord.check import Severity, check  # noqa: E402
 from worktree_coord.errors import WtcError  # noqa: E402

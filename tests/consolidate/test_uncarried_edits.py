@@ -224,3 +224,19 @@ def test_a_comment_over_a_new_block_stays_with_it_when_another_block_lands_besid
     landed = git(repo, "show", "wtc/r/integration:pom.xml")
     assert "<!-- z: for the CLI -->\n" + dependency.format("z") in landed, landed
     assert landed.count("<!--") == 1, landed
+
+
+def test_a_go_requirement_added_with_its_indirect_marker_merges(tmp_path: Path) -> None:
+    """gin a9401cd23837 (a dependabot bump): `github.com/kr/text v0.2.0 // indirect` added to go.mod's
+    block of indirect requirements was refused, its `// indirect` read as a comment consolidation would
+    lose. The marker is `go mod tidy`'s to write (manifests.read_go_mod leaves it out of the model): no
+    refusal; the requirements land."""
+    mod = ("module example.com/x\n\ngo 1.21\n\nrequire golang.org/x/text v0.3.0\n\n"
+           "require (\n\tgithub.com/davecgh/go-spew v1.1.1 // indirect\n)\n")
+    repo = make_repo(tmp_path / "repo", {"go.mod": mod, "src/a.py": "A = 1\n"})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    bumped = mod.replace("v0.3.0", "v0.14.0").replace(
+        "go-spew v1.1.1 // indirect\n", "go-spew v1.1.1 // indirect\n\tgithub.com/kr/text v0.2.0 // indirect\n")
+    code, done = _finish(repo, "bump", {"go.mod": bumped})
+    assert code == 0 and done["state"] == "merged" and not done["violations"], done
+    assert len(done["intents"]) == 2, done["intents"]

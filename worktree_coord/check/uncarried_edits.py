@@ -27,8 +27,11 @@ from ..consolidate.requirements_file import COMMENT
 from ..errors import EditError, WtcError
 
 # Comments of the formats no grammar profile reads, by their tools' rules: pip's (a `#` at the line's
-# start or after white space: requirements_file.COMMENT) and go's (`//` to the line's end).
-_GO_COMMENT = re.compile(r"//.*$")
+# start or after white space: requirements_file.COMMENT) and go's (`//` to the line's end). A
+# requirement's `// indirect` is no comment to carry: `go mod tidy` writes it, and consolidation's model
+# leaves it out (manifests.read_go_mod); refusing it refused every dependency bump that adds an indirect
+# requirement (gin a9401cd23837, d7776de7d444, 87c207a14093 in the false block hunt).
+_GO_COMMENT = re.compile(r"//(?!\s*indirect\s*$).*$")
 _LINE_COMMENTS = {"requirements": COMMENT, "go.mod": _GO_COMMENT, "go.work": _GO_COMMENT}
 
 

@@ -898,8 +898,11 @@ class _Check:
         for item in merged.imports:
             if item.name is None or item.line not in lines or item.name not in names:
                 continue
+            defaulted = item.name == profile.semantic.default_export
+            if defaulted and self.whole_default(item.module, path, profile.semantic):
+                continue   # `import X from` a CommonJS module: its exports object, which it always has
             # (a default import is named by the name it binds: the module's `default` is spelled nowhere)
-            named = item.bound if item.name == profile.semantic.default_export else item.name
+            named = item.bound if defaulted else item.name
             reference = Reference(named, "import", None, (), frozenset(), item.line, "")
             yield reference, list(self.imported_from(item.module, item.name, path, profile.semantic))
 
@@ -1020,6 +1023,9 @@ class _Check:
             if imported is not None and imported.scope is None and reference.scopes & merged.local.get(name, set()):
                 return   # a local of the same name, in a function around the use, hides the module's import
             if imported is not None:
+                if imported.name is not None and imported.name == rules.default_export \
+                        and reference.kind not in _CALLED and self.whole_default(imported.module, path, rules):
+                    return   # a CommonJS module's exports object, read for its members: it has one whatever it assigns
                 if imported.name is not None:
                     yield from self.imported_from(imported.module, imported.name, path, rules)
                 elif rules.default_export and reference.kind in _CALLED:
@@ -1306,6 +1312,12 @@ class _Check:
         class a receiver constructs, `Text(x)`, `new Store()`), in each file of the merge declaring it:
         only where sure (see typed_local_targets); C#'s extension methods of it too (extension_targets)."""
         name = reference.name
+        if rules.namespaces and not namespaces.by_name(semantic_profile(path)):   # type: ignore[arg-type]
+            # C#'s `using X = N.T;`, Kotlin's `import N.T as X`: a local typed X is a T, which the
+            # namespaces then say is the one of N (namespace_sees)
+            facts = self.namespace_facts(path, "merged")
+            whole = namespaces.unaliased(facts, typed)
+            typed = whole.rsplit(".", 1)[-1] if whole != typed else typed
         qualifier, _, type_name = typed.rpartition(".")
         if rules.namespaces:
             yield from self.extension_targets(path, type_name, name)
@@ -1534,6 +1546,18 @@ class _Check:
             for target in self.reexports.locate(parent, importer, rules):
                 for origin, original in self.reexports.origins(target, owner) or ():
                     yield (origin, (original,), name)
+
+    def whole_default(self, module: str, importer: str, rules: SemanticRules) -> bool:
+        """Whether a default import of `module` in `importer` is the merged module's exports object
+        whole (its profile's `whole_default`: CommonJS), which stands whatever the module assigns."""
+        for target in self.import_files(module, importer, rules):
+            profile = semantic_profile(target)
+            pattern = profile.semantic.whole_default if profile is not None else ""
+            versions = self.files.get(target)
+            data = (versions.merged if versions.exists("merged") else None) if versions is not None else self.tree_bytes(target)
+            if pattern and data is not None and _compiled(pattern).search(data) is not None:
+                return True
+        return False
 
     def _default_kept_file(self, path: str, name: str, rules: SemanticRules) -> bool:
         """Whether `name` is the default export (an export only: no definition bears its name) of a
@@ -1887,8 +1911,11 @@ class _Check:
                                       namespaces.enclosing(use, reference.start_byte))
         qualifier = reference.receiver
         if qualifier is not None:
-            # (`new N.T()` spells the type N.T; `X` of `using X = N.T;` spells N.T)
-            qualifier = namespaces.unaliased(self.namespace_facts(path, "merged"), _constructed(qualifier, profile.semantic) or qualifier)
+            # (`new N.T()` spells the type N.T; `X` of `using X = N.T;` spells N.T, and so does a
+            # local's type: `X x = new X(); x.F()`)
+            typed = self.typed_receiver(path, reference) if _LOCAL_NAME.fullmatch(qualifier) else None
+            qualifier = namespaces.unaliased(self.namespace_facts(path, "merged"),
+                                             typed or _constructed(qualifier, profile.semantic) or qualifier)
         if definition.container and qualifier is not None:
             # What the use spells before the member's type (`N` of `N.Outer.Inner.F()`, a member of Inner)
             parts = qualifier.split(".")
@@ -2049,6 +2076,12 @@ def _submodule_of_import(receiver: str, merged: Symbols, reference: Reference) -
 
 # Reference kinds (the tags' `@reference.<kind>`) that call or construct what they name.
 _CALLED = frozenset({"call", "class"})
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern: str) -> re.Pattern[bytes]:
+    """A profile's regex, compiled once (for bytes)."""
+    return re.compile(pattern.encode())
 
 
 def _reached_by(names: set[str], removals: list[_Removal]) -> set[bytes]:

@@ -41,7 +41,8 @@ from ..languages.profiles import Profile, SemanticRules, SignatureRules, member_
 from .linked import is_linked, package_key, reading_profile
 from .reach import NEAR
 from ..result import SemanticFinding
-from .symbols import FUNCTION_KINDS, Definition, Reference, Symbols, extract, visible_import
+from .record_fields import record_fields
+from .symbols import CONTAINER_KINDS, FUNCTION_KINDS, Definition, Reference, Symbols, extract, visible_import
 from .versions import Versions
 
 
@@ -204,14 +205,16 @@ def _changes(check: _Check, side: str, other: str) -> Iterator[_Change]:
         before = check.symbols(path, "base", uses=False)
         if before is None:
             continue
-        candidates = [d for d in before.definitions if d.kind in FUNCTION_KINDS
-                      and d.name.encode() in used and touched.meets(d.line, d.line, _HEADER_LINES)]
+        rules = profile.semantic.signatures
+        candidates = [d for d in before.definitions if d.name.encode() in used and (
+            d.kind in FUNCTION_KINDS and touched.meets(d.line, d.line, _HEADER_LINES)
+            or _constructed(rules, d) and touched.meets(d.line, _last_line(base, d)))]
         if not candidates:
             continue
-        rules = profile.semantic.signatures
         base_tree = check.tree(path, "base")
-        # Only a definition whose parameter list this side touched can have been reshaped.
-        candidates = [d for d in candidates if _touches(_parameter_list(rules, base_tree, d), touched)]
+        # Only a definition whose parameter list (a class: its body) this side touched can have been reshaped.
+        candidates = [d for d in candidates if _constructed(rules, d)
+                      or _touches(_parameter_list(rules, base_tree, d), touched)]
         if not candidates:
             continue
         after = check.symbols(path, side, uses=False)
@@ -226,9 +229,7 @@ def _changes(check: _Check, side: str, other: str) -> Iterator[_Change]:
             return (definition, found) if definition is not None and found is not None else None
 
         def keywords(which: str, symbols: Symbols, key: tuple[tuple[str, ...], str]) -> tuple[Keywords, Shape] | None:
-            definition = _only(symbols, key)
-            return _keywords(rules, check.tree(path, which), versions.version(which) or b"", definition) \
-                if definition is not None else None
+            return _takes(profile, check.tree(path, which), versions.version(which) or b"", symbols, key)
 
         seen: set[tuple[tuple[str, ...], str]] = set()
         for definition in candidates:
@@ -265,17 +266,62 @@ def _changes(check: _Check, side: str, other: str) -> Iterator[_Change]:
             written = result if counted else result_named
             assert written is not None
             yield _Change(path, definition, side, old[1] if old is not None else named[0][1],   # type: ignore[index]
-                          written[1], _only(merged, key).line, counted=counted, lost=lost)   # type: ignore[union-attr]
+                          written[1], _only(merged, key, _kinds(definition)).line, counted=counted, lost=lost)   # type: ignore[union-attr]
 
 
-def _only(symbols: Symbols, key: tuple[tuple[str, ...], str]) -> Definition | None:
-    """The one function-like definition of `key`, or None (none, several: an overload, or not a function)."""
+def _only(symbols: Symbols, key: tuple[tuple[str, ...], str], kinds: frozenset[str] = FUNCTION_KINDS) -> Definition | None:
+    """The one definition of `key` of `kinds` (function-like unless told), or None (none, several:
+    an overload, or of another kind)."""
     found: dict[tuple[int, int], Definition] = {}
     for d in symbols.definitions:
         if (d.container, d.name) == key:
             found.setdefault((d.start_byte, d.end_byte), d)
     # one node may be captured by two patterns (Rust's tags: a function in an impl is a method too)
-    return next(iter(found.values())) if len(found) == 1 and next(iter(found.values())).kind in FUNCTION_KINDS else None
+    return next(iter(found.values())) if len(found) == 1 and next(iter(found.values())).kind in kinds else None
+
+
+def _kinds(definition: Definition) -> frozenset[str]:
+    """The kinds `_only` looks for of `definition`'s key: a class's, or a function's."""
+    return CONTAINER_KINDS if definition.kind in CONTAINER_KINDS else FUNCTION_KINDS
+
+
+def _constructed(rules: SignatureRules, definition: Definition) -> bool:
+    """Whether `definition` is a class a call constructs, whose keywords this check reads (the
+    profile names its constructor, or its records)."""
+    return definition.kind in CONTAINER_KINDS and bool(rules.constructor or rules.records)
+
+
+def _last_line(source: bytes, definition: Definition) -> int:
+    """The line `definition`'s node ends on."""
+    return source.count(b"\n", 0, definition.end_byte) + 1
+
+
+def _takes(profile: Profile, tree: tree_sitter.Tree | None, source: bytes, symbols: Symbols,
+           key: tuple[tuple[str, ...], str]) -> tuple[Keywords, Shape] | None:
+    """What a call of the definition `key` takes by keyword (with its shape as written, its count
+    unknown): a function's parameters; a class's constructor's (profile `constructor`: `__init__`),
+    else the fields of a record the language makes it from (`Point(x=1)` of a dataclass:
+    record_fields.py); None where unknown."""
+    rules = profile.semantic.signatures
+    function = _only(symbols, key)
+    if function is not None:
+        return _keywords(rules, tree, source, function)
+    definition = _only(symbols, key, CONTAINER_KINDS)
+    if definition is None or not _constructed(rules, definition):
+        return None
+    own = definition.container + (definition.name,)
+    constructor = _only(symbols, (own, rules.constructor)) if rules.constructor else None
+    if constructor is not None:
+        found = _keywords(rules, tree, source, constructor)
+        # (shown as the call writes it: `Point(self, x)` for `__init__(self, x)`)
+        return None if found is None else (found[0], Shape(-1, False, definition.name + found[1].text.partition(
+            rules.constructor)[2], -1))
+    if any(d.container == own and d.name == rules.constructor for d in symbols.definitions):
+        return None   # (several: overloads, or it is not a function)
+    fields = record_fields(profile, tree, definition, own in symbols.heritage)
+    if fields is None:
+        return None
+    return Keywords(frozenset(fields), False), Shape(-1, False, f"{definition.name}({', '.join(fields)})", -1)
 
 
 def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | None, source: bytes,
@@ -475,7 +521,17 @@ def reshaped(path: str, before: bytes, after: bytes, *,
     out: set[tuple[tuple[str, ...], str]] = set()
     for definition in old.definitions:
         key = (definition.container, definition.name)
-        if definition.kind not in FUNCTION_KINDS or key in out \
+        if key in out:
+            continue
+        if _constructed(rules, definition):
+            # A class: a call of it passes its keywords to its constructor, or its record's fields.
+            if touched.meets(definition.line, _last_line(before, definition)) \
+                    and (was_takes := _takes(profile, old_tree, before, old, key)) is not None \
+                    and (now_takes := _takes(profile, new_tree, after, new, key)) is not None \
+                    and was_takes[0].lost(now_takes[0]):
+                out.add(key)
+            continue
+        if definition.kind not in FUNCTION_KINDS \
                 or not touched.meets(definition.line, definition.line, _HEADER_LINES) \
                 or not _touches(_parameter_list(rules, old_tree, definition), touched):
             continue

@@ -224,7 +224,11 @@ class SignatureRules:
     fewest and the most arguments a call passes; a counted parameter after one makes the count
     unknown. `transparent`: decorators that keep what a function takes (Python's `functools.lru_cache`), by
     their text without `@` and without a call's arguments: a definition whose wrappers hold only
-    these is counted."""
+    these is counted. `constructor`: the method a call of a class runs with its arguments (Python's
+    `__init__`): the keywords a call of the class passes are that method's; `records`: a query whose
+    `@record` is a class without one whose constructor the language makes from the fields its body
+    declares, each `@field` (Python's `@dataclass`, `NamedTuple`, attrs' `@define`): a field renamed
+    leaves `Point(x=1)` failing as a renamed parameter does (record_fields.py)."""
 
     parameters: tuple[tuple[str, ...], ...] = ()
     counted: tuple[tuple[str, str], ...] = ()
@@ -248,6 +252,8 @@ class SignatureRules:
     empty_unknown: bool = False     # an empty list takes any arguments (C's `f()` before C23)
     default_tokens: frozenset[str] = frozenset()   # a counted parameter holding one has a default (C#'s `=`)
     none: str = ""                  # the text of a lone parameter that means none (C's `void`)
+    constructor: str = ""           # the method a call of a class runs (Python's `__init__`)
+    records: str = ""               # a query: `@record` classes whose constructor takes their `@field`s (dataclasses)
 
     @property
     def enabled(self) -> bool:
@@ -367,6 +373,10 @@ class SemanticRules:
     a use of it spells the module, not the name. `default_words`: words a statement that makes the
     module's default export spells where it writes no `default` (`module.exports = f`: `exports`;
     `export = X`: `export`): a change to a line holding one may have taken the default export away.
+    `whole_default`: a regex a module's text matches when its default import is its exports object
+    whatever it assigns (CommonJS's `exports.x = `, `module.exports = `, which Node gives `import X
+    from` whole): such a module losing its default export (`module.exports = f` now `exports.f = f`)
+    breaks only a call or `new` of the import, never a read of its members.
     `star_names`: a query whose `@list` is the list of names a star import (`from m import *`) takes
     from the module (Python's `__all__ = [...]`, its string elements), and whose `@open` is any other
     write of it (`__all__ += ...`): then nothing is known. `star_hidden`: the prefix of the names a star
@@ -458,6 +468,7 @@ class SemanticRules:
     path_prefixes: tuple[tuple[str, str], ...] = () # node kind -> field: a nested import list's leading path (Rust)
     default_export: str = ""                        # the name of a module's default export (`default`)
     default_words: frozenset[str] = frozenset()     # words a default export's statement spells (`exports`)
+    whole_default: str = ""                         # a regex: a module matching it is imported by default as its exports whole (CommonJS)
     star_names: str = ""                            # a query: a module's `@list` of what a star import takes (`__all__`), `@open` a write of it no list shows
     star_hidden: str = ""                           # a prefix of names a star import never takes from a module with no such list (`_`)
     star_list: str = ""                             # that list's name as the notes say it (`__all__`)
@@ -509,14 +520,14 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "signatures", "module_files", "source_folders",
                   "package_roots", "packages", "path_maps", "version_suffix", "qualified_names", "root_module", "specifiers",
                   "module_replaces", "workspace", "workspace_modules",
-                  "guards", "path_prefixes", "default_export", "default_words",
+                  "guards", "path_prefixes", "default_export", "default_words", "whole_default",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name", "all_members", "common_members", "memberless_bases", "constructs", "export_receivers", "receiver_forms", "attribute_guards", "class_bases", "member_writes", "declaration_files", "own_kinds", "file_local",
                   "extension", "included", "partial_parse", "silent", "namespaces", "namespaces_nest", "namespace_keyword",
                   "parse_masks", "conditional"}
 _SIGNATURE_KEYS = {"parameters", "counted", "keywords", "keyword_open", "positional_only", "keyword_arguments", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
-                   "transparent", "optional", "empty_unknown", "none", "default_tokens"}
+                   "transparent", "optional", "empty_unknown", "none", "default_tokens", "constructor", "records"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
                  "source_folders", "entries", "dependency_fields", "source_roots"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
@@ -1121,6 +1132,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         import_statements=text("import_statements", ""),
         path_prefixes=kind_to_field("path_prefixes"),
         default_export=text("default_export", ""), default_words=frozenset(strings("default_words")),
+        whole_default=text("whole_default", ""),
         star_names=text("star_names", ""), star_hidden=text("star_hidden", ""), star_list=text("star_list", ""),
         star_named=text("star_named", ""),
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
@@ -1227,8 +1239,9 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
     for key in ("receiver_first", "empty_unknown"):
         if not isinstance(raw.get(key, False), bool):
             raise ConfigError(f"{where}.{key} must be true or false")
-    if not isinstance(raw.get("none", ""), str):
-        raise ConfigError(f"{where}.none must be a string")
+    for key in ("none", "constructor", "records"):
+        if not isinstance(raw.get(key, ""), str):
+            raise ConfigError(f"{where}.{key} must be a string")
     return SignatureRules(parameters=paths, counted=kind_to_field("counted", True),
                           keywords=kind_to_field("keywords", True), keyword_open=frozenset(strings("keyword_open")),
                           positional_only=frozenset(strings("positional_only")),
@@ -1241,7 +1254,8 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
                           token_unknown=frozenset(strings("token_unknown")),
                           transparent=frozenset(strings("transparent")), optional=frozenset(strings("optional")),
                           empty_unknown=raw.get("empty_unknown", False), none=raw.get("none", ""),
-                          default_tokens=frozenset(strings("default_tokens")))
+                          default_tokens=frozenset(strings("default_tokens")),
+                          constructor=raw.get("constructor", ""), records=raw.get("records", ""))
 
 
 def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],
