@@ -164,7 +164,10 @@ def _consolidation_line(consolidation: dict[str, Any]) -> str:
     if "error" in consolidation:
         return f"consolidation: did not run ({consolidation['error'].get('message', '')})"
     roots = consolidation.get("roots", [])
-    states = ", ".join(f"{r.get('ecosystem') or ''} root {r.get('root') or '.'}: {str(r.get('state')).replace('_', ' ')}".strip()
+    # A root is named as `wtc consolidate` names it: by the tool its project uses (`tool`, a hatch or
+    # setuptools project kept under uv's ecosystem), else its ecosystem.
+    states = ", ".join(f"{r.get('tool') or r.get('ecosystem') or ''} root {r.get('root') or '.'}: "
+                       f"{str(r.get('state')).replace('_', ' ')}".strip()
                        for r in roots) or "nothing to apply"
     skipped = consolidation.get("skipped", [])
     line = f"consolidation (offline first): {states}"
