@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 from tests.conftest import make_repo
+from tests.consolidate.test_new_extra_placement import HATCH
 from tests.consolidation.test_consolidate_run import NPM_ENV
 from tests.fanout.helpers import environment, parse, task, write_plan
 
@@ -46,29 +47,16 @@ def test_the_summary_names_each_intent_left_and_the_fix(tmp_path, monkeypatch):
     assert summary is not None and any("--online" in step for step in summary["next"]), summary
 
 
-HATCH = """[build-system]
-requires = ["hatchling"]
-build-backend = "hatchling.build"
-
-[project]
-name = "fmt"
-version = "1.0"
-dependencies = [
-    "click>=8.0.0",
-]
-"""
-
-
 def test_the_summary_names_a_hatch_root_by_its_tool_not_uv(tmp_path, monkeypatch):
     """Found driving `wtc fanout` on psf/black (a hatchling project without a lockfile): a task bumped
-    click in pyproject.toml, consolidation committed "consolidate hatch root '.'", and the run's summary
-    said "consolidation (offline first): uv root .: applied", sending its reader to a uv.lock black
-    never had."""
+    click in pyproject.toml, consolidation committed "consolidate hatch root '.'", and the run's
+    summary said "consolidation (offline first): uv root .: applied", sending its reader to a uv.lock
+    black never had. (Here a hatch project's idna is given a floor.)"""
     from worktree_coord.fanout import FanoutOptions, load, run_fanout
     from worktree_coord.fanout.summary import render
 
     repo = make_repo(tmp_path / "repo", {"pyproject.toml": HATCH, "src/fmt/__init__.py": "X = 1\n"})
-    wanted = HATCH.replace("click>=8.0.0", "click>=8.1.0").replace("\n", "\\n")
+    wanted = HATCH.replace('"idna",', '"idna>=3.7",').replace("\n", "\\n")
     plan = write_plan(tmp_path / "plan.json", [task("bump", f"write pyproject.toml {wanted}", own=["src/fmt/**"])])
     for key, value in environment(tmp_path / "standin.log").items():
         monkeypatch.setenv(key, value)
