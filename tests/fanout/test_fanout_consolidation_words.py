@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 from tests.conftest import make_repo
+from tests.consolidate.test_new_extra_placement import HATCH
 from tests.consolidation.test_consolidate_run import NPM_ENV
 from tests.fanout.helpers import environment, parse, task, write_plan
 
@@ -44,3 +45,23 @@ def test_the_summary_names_each_intent_left_and_the_fix(tmp_path, monkeypatch):
                           cwd=repo, env=env, capture_output=True, text=True, timeout=300)
     _, _, summary = parse(done.returncode, done.stdout, done.stderr)
     assert summary is not None and any("--online" in step for step in summary["next"]), summary
+
+
+def test_the_summary_names_a_hatch_root_by_its_tool_not_uv(tmp_path, monkeypatch):
+    """Found driving `wtc fanout` on psf/black (a hatchling project without a lockfile): a task bumped
+    click in pyproject.toml, consolidation committed "consolidate hatch root '.'", and the run's
+    summary said "consolidation (offline first): uv root .: applied", sending its reader to a uv.lock
+    black never had. (Here a hatch project's idna is given a floor.)"""
+    from worktree_coord.fanout import FanoutOptions, load, run_fanout
+    from worktree_coord.fanout.summary import render
+
+    repo = make_repo(tmp_path / "repo", {"pyproject.toml": HATCH, "src/fmt/__init__.py": "X = 1\n"})
+    wanted = HATCH.replace('"idna",', '"idna>=3.7",').replace("\n", "\\n")
+    plan = write_plan(tmp_path / "plan.json", [task("bump", f"write pyproject.toml {wanted}", own=["src/fmt/**"])])
+    for key, value in environment(tmp_path / "standin.log").items():
+        monkeypatch.setenv(key, value)
+    report = run_fanout(repo, load(plan), "r1", FanoutOptions(concurrency=1))
+    text = render(report)
+    assert "consolidation (offline first): hatch root .: applied" in text, text
+    assert "uv root" not in text, text
+    assert report.to_json()["consolidation"]["roots"][0]["ecosystem"] == "uv"   # the key stays uv's (project_tool.py)

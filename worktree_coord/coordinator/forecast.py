@@ -408,6 +408,15 @@ class ForecastOperations(CoordinatorBase):
             try:
                 states.append(self._state(task, worktree, head, paths, tip, error))
             except Exception as problem:   # noqa: BLE001 - narrowed next: pygit2's class exists only once loaded
+                if worktree is not None and isinstance(problem, OSError) and not worktree.is_dir():
+                    # Gone between its listing and its reading: the task finished (finish removes
+                    # the worktree) or was abandoned while this looked. Its branch holds what it made.
+                    branch = self.git.ref_target(f"refs/heads/{task.branch}")
+                    if branch is not None:
+                        states.append(self._state(task, None, branch, [], tip, (
+                            f"worktree {worktree} went away while it was read (the task finished or was "
+                            f"abandoned meanwhile); its branch is used instead")))
+                    continue
                 if not isinstance(problem, (KeyError, ValueError) + _libgit2_errors()):
                     raise
                 states.append(CurrentState(task, "branch", head, "", tip, error=f"unreadable: {problem}"))

@@ -487,8 +487,12 @@ class TaskDriver:
         self.ledger.step = LEAD
         self._phase("lead")
         record = self.c.store.get_task(self.run, self.name)
-        return self._outcome("lead", state=record.state.value if record else None,
-                             worktree=(record.worktree if record else None) or self.worktree)
+        worktree = (record.worktree if record else None) or self.worktree
+        if worktree and not Path(worktree).is_dir():
+            # Gone with its finish (a conflict found after the worktree was removed): the lead is not
+            # sent to a folder that is not there; the summary says how to bring it back.
+            worktree = None
+        return self._outcome("lead", state=record.state.value if record else None, worktree=worktree)
 
     def _outcome(self, outcome: str, **fields: Any) -> TaskOutcome:
         agent = self.ledger.agent or {}

@@ -14,6 +14,7 @@ runner was stopped (Ctrl-C, SIGTERM): the same command again resumes.
 
 from __future__ import annotations
 
+import re
 from dataclasses import field
 from typing import Any
 
@@ -84,8 +85,15 @@ def _next(run: str, plan: Plan, outcomes: list[TaskOutcome], consolidation: dict
         steps.append(f"{again} --max-agents N  (go on)")
     lead = [o for o in outcomes if o.outcome in ("lead", "removed")]
     for outcome in lead[:10]:
-        steps.append(f"task {outcome.task}: fix it in {outcome.worktree or 'its worktree (`wtc task update`)'} "
-                     f"and `wtc task finish {outcome.task} --run {run}`")
+        where = outcome.worktree or f"its worktree (gone with its finish: `wtc task update {outcome.task} --run {run}` brings it back)"
+        widen = _widen_command(outcome.report) if outcome.reason in WIDEN_FIXES else None
+        if widen:
+            # Fixing a use left behind in place is itself outside the task's boundary: the finish
+            # refuses it (exit 3) until the lead widens the task (found following this advice on black).
+            steps.append(f"task {outcome.task}: {WIDEN_FIXES[outcome.reason].format(where=where, widen=widen)}; "
+                         f"then `wtc task finish {outcome.task} --run {run}`")
+            continue
+        steps.append(f"task {outcome.task}: fix it in {where} and `wtc task finish {outcome.task} --run {run}`")
     if lead:
         steps.append(f"{again}  (after fixing: finishes what you fixed and runs what it unblocks; raise "
                      "`attempts` and add --replan for more agent repairs)")
@@ -160,11 +168,30 @@ def render(report: FanoutReport) -> str:
     return "\n".join(lines)
 
 
+# A lead task's reasons whose fix may lie outside its boundary, and the step that says both ways out.
+WIDEN_FIXES = {
+    "left_behind": "keep the old name too (an alias) in {where}, or widen the task first (`{widen}`) and update "
+                   "the uses there",
+    "rejected": "put the paths outside its boundary back in {where}, or, when it had good reason to change them, "
+                "widen it (`{widen}`)",
+}
+
+
+def _widen_command(report: str | None) -> str | None:
+    """The `wtc task widen` command a lead task's finish report gives (the files using a name it
+    removed, or the paths it changed outside its boundary); None when it gives none."""
+    found = re.search(r"`(wtc task widen [^`]+)`", report or "")
+    return found.group(1) if found else None
+
+
 def _consolidation_line(consolidation: dict[str, Any]) -> str:
     if "error" in consolidation:
         return f"consolidation: did not run ({consolidation['error'].get('message', '')})"
     roots = consolidation.get("roots", [])
-    states = ", ".join(f"{r.get('ecosystem') or ''} root {r.get('root') or '.'}: {str(r.get('state')).replace('_', ' ')}".strip()
+    # A root is named as `wtc consolidate` names it: by the tool its project uses (`tool`, a hatch or
+    # setuptools project kept under uv's ecosystem), else its ecosystem.
+    states = ", ".join(f"{r.get('tool') or r.get('ecosystem') or ''} root {r.get('root') or '.'}: "
+                       f"{str(r.get('state')).replace('_', ' ')}".strip()
                        for r in roots) or "nothing to apply"
     skipped = consolidation.get("skipped", [])
     line = f"consolidation (offline first): {states}"

@@ -255,8 +255,7 @@ def run_report(r: RunReport) -> str:
     for (task, path), why in dict.fromkeys(((c["task"], c["path"]), "; ".join(c["why"]))
                                            for c in r.conflicts if c.get("why") and not c.get("semantic")):
         lines.append(f"  why       {path} (task {task}): {why}")
-    for v in r.verification:
-        lines.append(f"  verify    {v['task']}: {'ok' if v['ok'] else 'FAILED'} `{v['command']}`")
+    lines += _verification_lines(r.verification)
     if r.target:
         verdict = "fast-forward" if r.target["fast_forward"] else "NOT a fast-forward (target moved)"
         lines.append(f"  target    {r.target['branch']} at {r.target['tip'][:12]}: {verdict}")
@@ -274,6 +273,29 @@ def run_report(r: RunReport) -> str:
     if not r.warnings:
         lines.append("  nothing left out: every task merged and every intent applied")
     return "\n".join(lines)
+
+
+VERIFIED_TASKS_SHOWN = 12   # tasks a line of passed verifications names, before "and N more"
+
+
+def _verification_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The report's text of the run's verifications: a failed one a line each, the passed ones one line
+    per command naming their tasks (a swarm's 58 merges under one `[run] verify` gave 58 lines, each
+    with the whole command). `--json` keeps a row per task."""
+    lines: list[str] = []
+    passed: dict[str, list[str]] = {}
+    for v in rows:
+        if v["ok"]:
+            passed.setdefault(v["command"], []).append(v["task"])
+        else:
+            lines.append(f"  verify    {v['task']}: FAILED `{v['command']}`")
+    for command, tasks in passed.items():
+        if len(tasks) == 1:
+            lines.append(f"  verify    {tasks[0]}: ok `{command}`")
+            continue
+        more = f" and {len(tasks) - VERIFIED_TASKS_SHOWN} more" if len(tasks) > VERIFIED_TASKS_SHOWN else ""
+        lines.append(f"  verify    {len(tasks)} tasks ok `{command}`: {', '.join(tasks[:VERIFIED_TASKS_SHOWN])}{more}")
+    return lines
 
 
 LEFT_BEHIND_FILES_SHOWN = 3   # files a grouped left-behind line names with their lines, before "and N more"
