@@ -22,6 +22,7 @@ import json
 import time
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from ..crashpoints import crash_point
 from ..errors import BusyError
 from ..model import Boundary, RunRecord, RunState, TaskRecord, TaskState, dumps
 from .base import Claim, ClaimStatus, IdempotencyRecord, Lease, check_fence
@@ -174,7 +175,10 @@ class SQLStore:
                  "worktree": task.worktree, "boundary": dumps(task.boundary), "author": task.author,
                  "head": task.head, "result": dumps(task.result), "created_at": task.created_at,
                  "updated_at": task.updated_at, "finished_at": task.finished_at})
-            return cursor.rowcount == 1
+            inserted = cursor.rowcount == 1
+        if inserted:
+            crash_point(f"task.written.{task.state.value}")
+        return inserted
 
     def get_task(self, run_id: str, task_id: str) -> TaskRecord | None:
         rows = self._read("SELECT * FROM wtc_tasks WHERE run_id = :run_id AND task_id = :task_id",
@@ -222,12 +226,15 @@ class SQLStore:
                 cursor.execute("INSERT INTO wtc_events(at, run_id, task_id, kind, data)"
                                " VALUES (:now, :run_id, :task_id, :kind, :data)",
                                {"run_id": run_id, "task_id": task_id, "kind": event[0], "data": dumps(event[1])})
-            return changed
+        if changed:
+            crash_point("task.written." + (params["set_state"] if "state" in fields else "+".join(sorted(fields))))
+        return changed
 
     def delete_task(self, run_id: str, task_id: str) -> None:
         with self._tx() as cursor:
             cursor.execute("DELETE FROM wtc_tasks WHERE run_id = :run_id AND task_id = :task_id",
                            {"run_id": run_id, "task_id": task_id})
+        crash_point("task.deleted")
 
     # ---- idempotency ----------------------------------------------------------------------------
 
