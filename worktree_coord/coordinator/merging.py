@@ -768,6 +768,11 @@ class MergeOperations(CoordinatorBase):
             # the task is in progress elsewhere.
             names = [leases.task_lease(run.run_id, task.task_id) for task in waiting]
             free = set(held.enter_context(leases.hold_free(self.store, names)))
+            # The tasks whose lease the drain holds now, read again in one query: no write to a task
+            # happens without its lease (`_fence`), so what this read finds stays so until the drain
+            # gives the lease back. A task it does not find finished is read alone (it moved on).
+            now_finished = {t.task_id: t for t in self.store.list_tasks(run.run_id, [TaskState.FINISHED])} \
+                if free else {}
             try:
                 for number, task in enumerate(waiting):
                     try:
@@ -777,7 +782,8 @@ class MergeOperations(CoordinatorBase):
                     except BusyError as busy:
                         rows.append(_in_progress_row(task.task_id, busy))
                         continue
-                    task = self._task(run.run_id, task.task_id)
+                    fresh = now_finished.get(task.task_id) if names[number] in free else None
+                    task = fresh if fresh is not None else self._task(run.run_id, task.task_id)
                     gone = _no_longer_waiting(task)
                     if gone is not None:
                         rows.append(gone)
