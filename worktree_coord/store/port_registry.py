@@ -372,8 +372,10 @@ def release_many(store: str, blocks: Sequence[tuple[str, str, int, int]], *, tim
         with _lock(folder.parent, timeout):
             for block in blocks:
                 for port in _holders_names(where, store, *block):   # again, under the lock
-                    with contextlib.suppress(FileNotFoundError):
+                    try:
                         os.unlink(str(port), dir_fd=where)
+                    except FileNotFoundError:
+                        pass
     finally:
         os.close(where)
 
