@@ -30,6 +30,12 @@ Names in use (keep this list current so tests and docs can find them):
                                  yet pruned (any removal: finish, merge, abandon, gc, a start's rebuild)
     remove.half_deleted          the tombstone is half deleted, its admin entry pruned
     fanout.after_timeout_stop    `wtc fanout` stopped an agent at its timeout, the run's end not yet recorded
+    task.written.<state>         a task's record is written in that state (the store's insert or update, its
+                                 event in the same transaction), nothing after it yet: started, finished,
+                                 empty, rejected, conflict, failed, merged, abandoned
+    task.written.<fields>        a task's record is written without a state change, `+`-joined sorted fields:
+                                 `boundary+result` (a widen), `result` (an update's end), `worktree`
+    task.deleted                 a task's record is deleted (a start whose setup failed), nothing after it yet
 """
 
 from __future__ import annotations

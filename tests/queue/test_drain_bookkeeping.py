@@ -217,3 +217,35 @@ def test_a_drain_takes_its_waiting_tasks_leases_in_one_write_and_skips_one_held_
     assert {row["task"]: row["state"] for row in report.tasks} == {"a": "merged", "b": "in_progress", "c": "merged"}
     assert alone == [leases.task_lease("r1", "b")]
     assert left == {leases.task_lease("r1", "b")}, "the drain gave back what it took, and only that"
+
+
+def test_a_drain_reads_the_tasks_it_holds_again_in_one_query_and_skips_one_abandoned_before_its_leases(
+        tmp_path, monkeypatch):
+    """Once the drain holds its tasks' leases, their records are read again in one query (a task's
+    record changes only under its lease), not one read a task; a task abandoned between the drain's
+    list and its leases is read alone, found abandoned and reported so, not merged."""
+    from worktree_coord.store import leases
+    from worktree_coord.store.sqlite import SQLiteStore
+
+    repo = make_repo(tmp_path / "repo", PY_FILES)
+    _finished(repo, ("a", "b", "c"))
+    reads: list[str] = []
+    real_get, real_hold_free = SQLiteStore.get_task, leases.hold_free
+
+    def get_task(self: SQLiteStore, run_id: str, task_id: str):  # type: ignore[no-untyped-def]
+        reads.append(task_id)
+        return real_get(self, run_id, task_id)
+
+    def abandon_then_hold(store, names, *args, **kwargs):  # type: ignore[no-untyped-def]
+        with Coordinator(repo) as other:   # another process's abandon, before the drain takes b's lease
+            other.abandon_task("r1", "b")
+        reads.clear()
+        return real_hold_free(store, names, *args, **kwargs)
+
+    monkeypatch.setattr(SQLiteStore, "get_task", get_task)
+    monkeypatch.setattr(leases, "hold_free", abandon_then_hold)
+    with Coordinator(repo) as coord:
+        reads.clear()
+        report = coord.merge("r1")
+    assert {row["task"]: row["state"] for row in report.tasks} == {"a": "merged", "b": "abandoned", "c": "merged"}
+    assert reads == ["b"], "only the task the one read did not find finished is read alone"

@@ -149,7 +149,8 @@ def _plain_test(glob: str) -> Callable[[str], bool] | None:
 def _plain_shape(glob: str) -> tuple[str, Any] | None:
     """What string test gives gitignore's answer for `glob`: ("under", "a/b/") a path starting so,
     ("at", "a/b") that path or one under it, ("name", "x") a path holding that name at any depth,
-    ("test", function) another test; None when the glob is not one of the plain shapes.
+    ("wild", "x*.txt") a path holding a name that wildcard (`*`, `?`: never a `/`) matches at any
+    depth, ("wild_top", ...) its first name; None when the glob is not one of the plain shapes.
     gitignore's rules used: a glob with a `/` before its end is anchored at the root, one without
     matches a name at any depth, and a matched name is a file or a folder whose whole content then
     matches; `*` and `?` never match `/`."""
@@ -169,9 +170,7 @@ def _plain_shape(glob: str) -> tuple[str, Any] | None:
     lead, name = wild.groups()
     if name in (".", ".."):
         return None
-    if lead:
-        return ("test", lambda path: fnmatch.fnmatchcase(path.split("/", 1)[0], name))
-    return ("test", lambda path: any(fnmatch.fnmatchcase(part, name) for part in path.split("/")))
+    return ("wild_top" if lead else "wild", name)
 
 
 class _Plain:
@@ -185,12 +184,24 @@ class _Plain:
                                                                                 if kind == "at")
         self.exact = frozenset(v for kind, v in shapes if kind == "at")
         self.names = frozenset(v for kind, v in shapes if kind == "name")
-        self.tests = tuple(v for kind, v in shapes if kind == "test")
+        # The wildcard names as one search: a whole name between slashes (at the start, for a
+        # glob anchored at the root), where fnmatch per name and glob was ~25 calls a path.
+        wild = [f"(?:^|/)(?:{'|'.join(_wild_name(v) for kind, v in shapes if kind == 'wild')})(?:/|\\Z)"] \
+            if any(kind == "wild" for kind, _ in shapes) else []
+        wild += [f"^(?:{'|'.join(_wild_name(v) for kind, v in shapes if kind == 'wild_top')})(?:/|\\Z)"] \
+            if any(kind == "wild_top" for kind, _ in shapes) else []
+        self.wild = re.compile("|".join(wild)).search if wild else None
 
     def match(self, path: str) -> bool:
         return (path in self.exact or path.startswith(self.prefixes)
                 or bool(self.names) and not self.names.isdisjoint(path.split("/"))
-                or any(test(path) for test in self.tests))
+                or self.wild is not None and self.wild(path) is not None)
+
+
+def _wild_name(name: str) -> str:
+    """A wildcard name (`_WILD`'s characters) as a regular expression for one name: `*` any run
+    and `?` any one character but `/`, the rest literal (fnmatchcase's reading within a name)."""
+    return "".join("[^/]*" if ch == "*" else "[^/]" if ch == "?" else re.escape(ch) for ch in name)
 
 
 @lru_cache(maxsize=512)

@@ -196,8 +196,8 @@ class MergeOperations(CoordinatorBase):
             notes=[f"the merge checked the task's boundary again from its commits and refused them: fix the paths, "
                    f"then `wtc task finish {task.task_id} --run {run.run_id}` again"])
         self.store.update_task(run.run_id, task.task_id, state=TaskState.REJECTED, result=result.to_json() | self._carry(task),
-                               holder=self._fence(run.run_id, task.task_id))
-        self.store.log_event(run.run_id, task.task_id, "task.rejected", {"violations": violations, "at": "merge"})
+                               holder=self._fence(run.run_id, task.task_id),
+                               event=("task.rejected", {"violations": violations, "at": "merge"}))
         self.reporter.event("task.rejected", run=run.run_id, task=task.task_id, violations=violations)
         return result
 
@@ -334,9 +334,8 @@ class MergeOperations(CoordinatorBase):
                                         conflicts=conflicts, replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT,
                                result=result.to_json() | self._carry(task) | {"conflict_notes": notes[own_notes:]},
-                               holder=self._fence(run.run_id, task.task_id))
-        self.store.log_event(run.run_id, task.task_id, "task.conflict",
-                             {"paths": sorted({c["path"] for c in conflicts})})
+                               holder=self._fence(run.run_id, task.task_id),
+                               event=("task.conflict", {"paths": sorted({c["path"] for c in conflicts})}))
         self.reporter.event("task.conflict", run=run.run_id, task=task.task_id, conflicts=conflicts)
         return result
 
@@ -420,9 +419,9 @@ class MergeOperations(CoordinatorBase):
             for f in findings or []]
         result = TaskFinished.from_json(base_result, state=TaskState.MERGED.value, exit_code=0, merge=merge_info,
                                         conflicts=[], replayed=False, notes=notes)
-        # The event in the record's own transaction: a process killed between two writes left a task
-        # merged with no `task.merged` (found under load in tests/fanout/test_resume.py's SIGKILLed runner:
-        # the timeline and the integration branch's last recorded tip read those events).
+        # The event in the record's own transaction, as every task write's: a process killed between two
+        # writes left a task merged with no `task.merged` (found under load in tests/fanout/test_resume.py's
+        # SIGKILLed runner: the timeline and the integration branch's last recorded tip read those events).
         self.store.update_task(run.run_id, task.task_id, state=TaskState.MERGED,
                                result=result.to_json() | self._carry(task), holder=self._fence(run.run_id, task.task_id),
                                event=("task.merged", merge_info))
@@ -444,8 +443,8 @@ class MergeOperations(CoordinatorBase):
                    "verifies again."] + ([check.network["note"]] if check.network and check.network.get("note") else []))
         self.store.update_task(run.run_id, task.task_id, state=TaskState.FAILED,
                                holder=self._fence(run.run_id, task.task_id), result=result.to_json() | self._carry(task)
-                               | {"reason": "failed_verification", "verify_command": check.command})
-        self.store.log_event(run.run_id, task.task_id, "task.failed_verification", check.to_json())
+                               | {"reason": "failed_verification", "verify_command": check.command},
+                               event=("task.failed_verification", check.to_json()))
         self.reporter.event("task.failed_verification", run=run.run_id, task=task.task_id)
         return TaskFinished.from_json(self._task(run.run_id, task.task_id).result, replayed=False)
 
@@ -769,6 +768,11 @@ class MergeOperations(CoordinatorBase):
             # the task is in progress elsewhere.
             names = [leases.task_lease(run.run_id, task.task_id) for task in waiting]
             free = set(held.enter_context(leases.hold_free(self.store, names)))
+            # The tasks whose lease the drain holds now, read again in one query: no write to a task
+            # happens without its lease (`_fence`), so what this read finds stays so until the drain
+            # gives the lease back. A task it does not find finished is read alone (it moved on).
+            now_finished = {t.task_id: t for t in self.store.list_tasks(run.run_id, [TaskState.FINISHED])} \
+                if free else {}
             try:
                 for number, task in enumerate(waiting):
                     try:
@@ -778,7 +782,8 @@ class MergeOperations(CoordinatorBase):
                     except BusyError as busy:
                         rows.append(_in_progress_row(task.task_id, busy))
                         continue
-                    task = self._task(run.run_id, task.task_id)
+                    fresh = now_finished.get(task.task_id) if names[number] in free else None
+                    task = fresh if fresh is not None else self._task(run.run_id, task.task_id)
                     gone = _no_longer_waiting(task)
                     if gone is not None:
                         rows.append(gone)

@@ -134,9 +134,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     run_id=run.run_id, task_id=task_id, state=TaskState.STARTED, branch=branch,
                     worktree=str(path), boundary=boundary, author=author, head=run.base,
                     created_at=now, updated_at=now, result={"overlaps": overlaps},
-                ))
+                ), event=("task.started", {"own": list(boundary.own)}))
             self.store.update_task_context(run.run_id, task_id, {"boundary_from": boundary_from})
-            self.store.log_event(run.run_id, task_id, "task.started", {"own": list(boundary.own)})
         crash_point("start.after_record")
         try:
             self._fetch_pin(run)   # a remote run's pin, when this clone lacks it (its failure names the remote)
@@ -638,8 +637,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             branch=task.branch, changed=changed, violations=violations, worktree=task.worktree, notes=notes,
         )
         self.store.update_task(run.run_id, task_id, state=TaskState.REJECTED, head=tip, result=result.to_json(),
-                               holder=self._fence(run.run_id, task_id))
-        self.store.log_event(run.run_id, task_id, "task.rejected", {"violations": violations})
+                               holder=self._fence(run.run_id, task_id), event=("task.rejected", {"violations": violations}))
         self.reporter.event("task.rejected", run=run.run_id, task=task_id, violations=violations)
         return result
 
@@ -724,9 +722,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         self.store.update_task(run.run_id, task_id, state=state, head=tip, finished_at=time.time(),
                                holder=self._fence(run.run_id, task_id),
                                result=result.to_json() | {"since": since, "mergeable": mergeable}
-                               | {k: task.result[k] for k in ("verify_command", "pending_semantic") if k in task.result})
+                               | {k: task.result[k] for k in ("verify_command", "pending_semantic") if k in task.result},
+                               event=(f"task.{state.value}", {"commit": tip, "files": len(changed)}))
         crash_point("finish.after_record")
-        self.store.log_event(run.run_id, task_id, f"task.{state.value}", {"commit": tip, "files": len(changed)})
         self._drop_worktree(task, ended=state is TaskState.EMPTY)   # finished: its merge may bring it back
         self.reporter.event("task.finished", run=run.run_id, task=task_id, state=state.value)
         if state is TaskState.EMPTY:   # an end: nothing will merge
@@ -921,9 +919,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                               worktree=task.worktree, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT, head=tip,
                                holder=self._fence(run.run_id, task.task_id),
-                               result={**task.result, **result.to_json()})
-        self.store.log_event(run.run_id, task.task_id, "task.conflict",
-                             {"paths": sorted({m["path"] for m in markers}), "unresolved_markers": True})
+                               result={**task.result, **result.to_json()},
+                               event=("task.conflict", {"paths": sorted({m["path"] for m in markers}),
+                                                        "unresolved_markers": True}))
         self.reporter.event("task.conflict", run=run.run_id, task=task.task_id, conflicts=markers)
         return result
 
@@ -1059,8 +1057,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             # (left_behind, declared_twice) still look at what older ones might have left.
             kept["pending_semantic"] = merges[-MAX_PENDING_MERGES:]
         self.store.update_task(run.run_id, task_id, result=kept | {"pending_markers": {
-            rel: whys.get(rel) or pending_markers.get(rel) or [] for rel in unresolved}})
-        self.store.log_event(run.run_id, task_id, "task.updated", {"integration": tip, "conflicts": unresolved})
+            rel: whys.get(rel) or pending_markers.get(rel) or [] for rel in unresolved}},
+            event=("task.updated", {"integration": tip, "conflicts": unresolved}))
         return result
 
     def _update_findings(self, run: RunRecord, task: TaskRecord, before: str | None, tip: str
@@ -1150,8 +1148,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 result = TaskAbandoned(run=run_id, task=task_id, branch=task.branch, snapshot=snapshot, notes=notes,
                                        dropped_intents=waiting)
                 self.store.update_task(run_id, task_id, state=TaskState.ABANDONED, finished_at=time.time(),
-                                       result=result.to_json(), holder=self._fence(run_id, task_id))
-                self.store.log_event(run_id, task_id, "task.abandoned", {"snapshot": snapshot})
+                                       result=result.to_json(), holder=self._fence(run_id, task_id),
+                                       event=("task.abandoned", {"snapshot": snapshot}))
                 self._drop_abandoned_intents(run_id, task_id)
                 self._drop_worktree(task)
                 self.reporter.event("task.closed", run=run_id, task=task_id, state=TaskState.ABANDONED.value,
@@ -1214,8 +1212,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 known = {o["task"] for o in overlaps}
                 overlaps = overlaps + [o for o in met if o["task"] not in known]
                 self.store.update_task(run.run_id, task.task_id, boundary=boundary,
-                                       result={**task.result, "overlaps": overlaps}, holder=self._fence(run.run_id, task.task_id))
-            self.store.log_event(run.run_id, task.task_id, "task.widened", {"own": new_own, "read": new_read, "why": why})
+                                       result={**task.result, "overlaps": overlaps}, holder=self._fence(run.run_id, task.task_id),
+                                       event=("task.widened", {"own": new_own, "read": new_read, "why": why}))
         notes = _unanchored_overlap_notes(met)
         notes += boundaries.unmatched_glob_notes(
             "own", new_own, self.git.paths_under_each(run.base, [boundaries.literal_prefix(glob) for glob in new_own]),

@@ -252,10 +252,9 @@ class WorktreeSetupOperations(CoordinatorBase):
                 self.git.delete_ref(ref, run.base)
         finally:
             self._release_ports(run.run_id, task_id)
-            self.store.delete_task(run.run_id, task_id)
-            self.store.delete_task_context(run.run_id, task_id)
             detail = error.to_json() if isinstance(error, WtcError) else {"message": f"{type(error).__name__}: {error}"}
-            self.store.log_event(run.run_id, task_id, "task.setup_failed", detail)
+            self.store.delete_task(run.run_id, task_id, event=("task.setup_failed", detail))
+            self.store.delete_task_context(run.run_id, task_id)
 
 
 def run_setup_command(command: str, *, cwd: Path, env: dict[str, str], timeout: float, log: Path,

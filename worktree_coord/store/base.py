@@ -80,8 +80,9 @@ class Store(Protocol):
     def set_run_state(self, run_id: str, state: RunState) -> None: ...
 
     # tasks
-    def insert_task(self, task: TaskRecord) -> bool:
-        """Insert the task; False (and no change) when it exists."""
+    def insert_task(self, task: TaskRecord, *, event: tuple[str, dict[str, Any]] | None = None) -> bool:
+        """Insert the task; False (and no change) when it exists. `event` (kind, data): logged in the
+        same transaction when the row was inserted, as `update_task`'s."""
 
     def get_task(self, run_id: str, task_id: str) -> TaskRecord | None: ...
 
@@ -99,7 +100,8 @@ class Store(Protocol):
         holds that lease, in the same transaction; otherwise LeaseLost is raised and nothing
         changes (a caller whose heartbeat lapsed and whose lease another process took)."""
 
-    def delete_task(self, run_id: str, task_id: str) -> None: ...
+    def delete_task(self, run_id: str, task_id: str, *, event: tuple[str, dict[str, Any]] | None = None) -> None:
+        """Delete the task's record; `event` (kind, data) logged in the same transaction."""
 
     # idempotency
     def claim(self, key: str, op: str, request_hash: str, request: dict[str, Any], owner: str, ttl: float) -> Claim:

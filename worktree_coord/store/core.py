@@ -22,6 +22,7 @@ import json
 import time
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from ..crashpoints import crash_point
 from ..errors import BusyError
 from ..model import Boundary, RunRecord, RunState, TaskRecord, TaskState, dumps
 from .base import Claim, ClaimStatus, IdempotencyRecord, Lease, check_fence
@@ -163,7 +164,15 @@ class SQLStore:
 
     # ---- tasks ----------------------------------------------------------------------------------
 
-    def insert_task(self, task: TaskRecord) -> bool:
+    @staticmethod
+    def _insert_event(cursor: Statements, run_id: str, task_id: str | None, event: tuple[str, dict[str, Any]] | None) -> None:
+        """An event, in the caller's transaction (a task write's: see `Store.update_task`)."""
+        if event is not None:
+            cursor.execute("INSERT INTO wtc_events(at, run_id, task_id, kind, data)"
+                           " VALUES (:now, :run_id, :task_id, :kind, :data)",
+                           {"run_id": run_id, "task_id": task_id, "kind": event[0], "data": dumps(event[1])})
+
+    def insert_task(self, task: TaskRecord, *, event: tuple[str, dict[str, Any]] | None = None) -> bool:
         with self._tx() as cursor:
             cursor.execute(
                 "INSERT INTO wtc_tasks(run_id, task_id, state, branch, worktree, boundary, author, head, result,"
@@ -174,7 +183,12 @@ class SQLStore:
                  "worktree": task.worktree, "boundary": dumps(task.boundary), "author": task.author,
                  "head": task.head, "result": dumps(task.result), "created_at": task.created_at,
                  "updated_at": task.updated_at, "finished_at": task.finished_at})
-            return cursor.rowcount == 1
+            inserted = cursor.rowcount == 1
+            if inserted:
+                self._insert_event(cursor, task.run_id, task.task_id, event)
+        if inserted:
+            crash_point(f"task.written.{task.state.value}")
+        return inserted
 
     def get_task(self, run_id: str, task_id: str) -> TaskRecord | None:
         rows = self._read("SELECT * FROM wtc_tasks WHERE run_id = :run_id AND task_id = :task_id",
@@ -218,16 +232,18 @@ class SQLStore:
                 check_fence(holder, row["owner"] if row else None)
             cursor.execute(sql, params)
             changed = cursor.rowcount == 1
-            if changed and event is not None:
-                cursor.execute("INSERT INTO wtc_events(at, run_id, task_id, kind, data)"
-                               " VALUES (:now, :run_id, :task_id, :kind, :data)",
-                               {"run_id": run_id, "task_id": task_id, "kind": event[0], "data": dumps(event[1])})
-            return changed
+            if changed:
+                self._insert_event(cursor, run_id, task_id, event)
+        if changed:
+            crash_point("task.written." + (params["set_state"] if "state" in fields else "+".join(sorted(fields))))
+        return changed
 
-    def delete_task(self, run_id: str, task_id: str) -> None:
+    def delete_task(self, run_id: str, task_id: str, *, event: tuple[str, dict[str, Any]] | None = None) -> None:
         with self._tx() as cursor:
             cursor.execute("DELETE FROM wtc_tasks WHERE run_id = :run_id AND task_id = :task_id",
                            {"run_id": run_id, "task_id": task_id})
+            self._insert_event(cursor, run_id, task_id, event)
+        crash_point("task.deleted")
 
     # ---- idempotency ----------------------------------------------------------------------------
 
@@ -595,9 +611,7 @@ class SQLStore:
 
     def log_event(self, run_id: str, task_id: str | None, kind: str, data: dict[str, Any]) -> None:
         with self._tx() as cursor:
-            cursor.execute("INSERT INTO wtc_events(at, run_id, task_id, kind, data)"
-                           " VALUES (:now, :run_id, :task_id, :kind, :data)",
-                           {"run_id": run_id, "task_id": task_id, "kind": kind, "data": dumps(data)})
+            self._insert_event(cursor, run_id, task_id, (kind, data))
 
     def events(self, run_id: str, task_id: str | None = None) -> list[dict[str, Any]]:
         sql, params = "SELECT * FROM wtc_events WHERE run_id = :run_id", {"run_id": run_id}

@@ -360,34 +360,45 @@ def release_many(store: str, blocks: Sequence[tuple[str, str, int, int]], *, tim
     """`release` of several holders' ranges, (run, task, first, last) each (the tasks one drain
     merged), under one taking of the lock; no lock when no name of them is its holder's."""
     folder = leases_folder()
-    if not any(_holders_names(folder, store, *block) for block in blocks):
-        return
-    with _lock(folder.parent, timeout):
-        for block in blocks:
-            for port in _holders_names(folder, store, *block):   # again, under the lock
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(folder / str(port))
+    try:
+        # Names looked up relative to the folder's descriptor: a drain of 200 tasks stats and unlinks
+        # 2,000 names, and a path built and resolved from the root for each cost more than the call.
+        where = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except FileNotFoundError:
+        return    # no lease recorded on this machine: nothing to give back
+    try:
+        if not any(_holders_names(where, store, *block) for block in blocks):
+            return
+        with _lock(folder.parent, timeout):
+            for block in blocks:
+                for port in _holders_names(where, store, *block):   # again, under the lock
+                    try:
+                        os.unlink(str(port), dir_fd=where)
+                    except FileNotFoundError:
+                        pass
+    finally:
+        os.close(where)
 
 
-def _holders_names(folder: Path, store: str, run: str, task: str, first: int, last: int) -> list[int]:
-    """The ports in `first`..`last` whose name holds the lease of (store, run, task). A lease's
-    names are links of one file: each file is read once, from the first of its names met, and kept
-    open while the others are told by their inode (an open file's inode cannot be reused), so a
-    range costs one read and a stat a port, not a read a port."""
+def _holders_names(where: int, store: str, run: str, task: str, first: int, last: int) -> list[int]:
+    """The ports in `first`..`last` whose name (in the leases folder open as `where`) holds the lease
+    of (store, run, task). A lease's names are links of one file: each file is read once, from the
+    first of its names met, and kept open while the others are told by their inode (an open file's
+    inode cannot be reused), so a range costs one read and a stat a port, not a read a port."""
     held: dict[tuple[int, int], bool] = {}
     opened: list[int] = []
     mine: list[int] = []
     try:
         for port in range(first, last + 1):
-            name = str(folder / str(port))
+            name = str(port)
             try:
-                status = os.stat(name)
+                status = os.stat(name, dir_fd=where)
             except OSError:
                 continue
             key = (status.st_dev, status.st_ino)
             if key not in held:
                 try:
-                    descriptor = os.open(name, os.O_RDONLY)
+                    descriptor = os.open(name, os.O_RDONLY, dir_fd=where)
                 except OSError:
                     continue
                 opened.append(descriptor)
