@@ -5,7 +5,11 @@ naming its strategy, the attributes and metrics the issue lists."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -265,3 +269,59 @@ def test_verification_is_a_span_under_the_merge_and_a_failing_check_is_recorded(
         assert verify.context.trace_id == run_trace.trace_id
         assert merge.start_time <= verify.start_time and verify.end_time <= merge.end_time
     assert recorded.one("wtc.merge", task="bad").attributes["wtc.state"] == "failed"
+
+
+HOLDER = """
+import sys
+from worktree_coord.coordinator import Coordinator
+from worktree_coord.store import leases
+with Coordinator(sys.argv[1]) as coord:
+    with leases.hold(coord.store, "integration:r1", timeout=5, what="test holder"):
+        print("held", flush=True)
+        sys.stdin.readline()         # released when the test says so
+"""
+
+
+def _waiting_in_hold(thread: threading.Thread) -> bool:
+    """Whether `thread` is now inside the store's lease loop (it asked for a lease someone holds)."""
+    frame = sys._current_frames().get(thread.ident)
+    while frame is not None:
+        if frame.f_code.co_name == "hold" and frame.f_code.co_filename.endswith(os.path.join("store", "leases.py")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def test_a_verified_merge_says_how_long_it_waited_for_its_turn_on_integration(tmp_path, recorded):
+    # Verified merges go one at a time; a swarm's finish that waited behind others' verifications
+    # showed only the heavy-work queue's wait (wtc.queue_wait_s), near nothing.
+    repo = make_repo(tmp_path / "repo", {"pkg/keep.txt": "1\n"})
+    with Coordinator(repo) as coord:
+        coord.start_run("r1", verify="true")
+        for task in ("first", "second"):
+            write(Path(coord.start_task("r1", task, [f"pkg/{task}/**"]).worktree), {f"pkg/{task}/f.txt": "x\n"})
+        assert coord.finish_task("r1", "first").state == "merged"
+        holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(repo)], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout.readline().strip() == "held"
+            done: list[str] = []
+            finishing = threading.Thread(target=lambda: done.append(coord.finish_task("r1", "second").state))
+            finishing.start()
+            deadline = time.monotonic() + 60
+            while not _waiting_in_hold(finishing):
+                assert finishing.is_alive() and time.monotonic() < deadline, "the finish never waited for the lease"
+                time.sleep(0.01)
+            time.sleep(0.3)              # it waits at least this long: the lease is held until after
+            holder.stdin.write("\n")
+            holder.stdin.flush()
+            finishing.join(60)
+        finally:
+            holder.kill() if holder.poll() is None else None
+            holder.wait()
+        assert done == ["merged"]
+        assert span_reporter(coord).failures == []
+    waited = recorded.one("wtc.merge", task="second").attributes["wtc.integration_wait_s"]
+    assert waited >= 0.3
+    alone = recorded.one("wtc.merge", task="first").attributes["wtc.integration_wait_s"]
+    assert 0 <= alone < waited

@@ -87,8 +87,14 @@ class MergeOperations(CoordinatorBase):
         # back, even if this finish does not repeat --verify.
         command = self._verify_command(run, verify) or task.result.get("verify_command")
         if command:
+            # Verified merges go one at a time (each is verified on the tip the last one left): the
+            # wait for that turn is said (`wtc.integration_wait_s` on the merge's span), or a swarm's
+            # finish that waited half a minute behind others' verifications shows no wait at all.
+            asked = time.monotonic()
             with leases.hold(self.store, f"integration:{run.run_id}", timeout=self.config.wait_timeout,
                              what=f"run {run.run_id} integration"):
+                self.reporter.event("integration.held", run=run.run_id, task=task.task_id,
+                                    wait_s=round(time.monotonic() - asked, 6))
                 return self._merge_verified(run, task, command, out)
         return self._merge_direct(run, task, out)
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # rich loads only when a display is drawn: a pipe or --json n
 
 # Events that say nothing new on a one-line display: a stage's end (its begin was shown, and what
 # follows replaces it), per-file detail, bookkeeping for telemetry.
-QUIET = ("merge.file", "admission.admitted", "task.closed")
+QUIET = ("merge.file", "admission.admitted", "integration.held", "task.closed")
 
 
 def describe(kind: str, data: dict[str, Any]) -> str:

@@ -102,6 +102,8 @@ class SpanReporter:
                 self._task_closed(data)
             elif kind == "admission.admitted":
                 self._admitted(data)
+            elif kind == "integration.held":
+                self._integration_held(data)
             else:
                 self._point(kind, data)
         except Exception as error:  # noqa: BLE001 -- never break the work being watched
@@ -193,6 +195,13 @@ class SpanReporter:
         if stack and isinstance(data.get("wait_s"), (int, float)):
             stack[-1].queue_wait += float(data["wait_s"])
             stack[-1].span.add_event("admission.admitted", attributes(data))
+
+    def _integration_held(self, data: dict[str, Any]) -> None:
+        """A verified merge's wait for its turn on the integration branch (verified merges go one
+        at a time), on the span of the stage that waited."""
+        stack = self._stack()
+        if stack and isinstance(data.get("wait_s"), (int, float)):
+            stack[-1].span.set_attribute("wtc.integration_wait_s", round(float(data["wait_s"]), 6))
 
     def _run_started(self, data: dict[str, Any]) -> None:
         """The run's root span, with the ids the run was stored with."""
