@@ -83,6 +83,12 @@ def update_in_conflict(repo: Path) -> list[str]:
     return ["task", "update", "t", "--run", "r1"]
 
 
+def update_after_failed_verification(repo: Path) -> list[str]:
+    merge_failing_verification(repo)
+    assert wtc_in_process(repo, "task", "finish", "t", "--run", "r1", "--verify", "exit 3")[0] != 0
+    return ["task", "update", "t", "--run", "r1"]
+
+
 def start_failing_setup(repo: Path) -> list[str]:
     commit(repo, {".wtc.toml": 'worktree-setup = { run = "exit 4" }\n'}, "a setup command that fails")
     return ["task", "start", "t", "--run", "r1", "--own", OWN]
@@ -102,6 +108,7 @@ CASES: list[tuple[str, str | None, str, Callable[[Path], list[str]]]] = [
     ("task.written.abandoned", "abandoned", "task.abandoned", abandon),
     ("task.written.boundary+result", "started", "task.widened", widen),
     ("task.written.result", "conflict", "task.updated", update_in_conflict),
+    ("task.written.conflict", "conflict", "task.conflict", update_after_failed_verification),
     ("task.deleted", None, "task.setup_failed", start_failing_setup),
 ]
 

@@ -960,9 +960,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
     def _update_task_locked(self, run: RunRecord, task_id: str) -> TaskUpdated:
         task = self._task(run.run_id, task_id)
         if task.state is TaskState.FAILED and task.result.get("reason") == "failed_verification":
-            # An ejected task comes back to life in its worktree, to be fixed and finished again.
+            # An ejected task comes back to life in its worktree, to be fixed and finished again:
+            # in conflict, said by its event in the same write (a kill before the update's own
+            # `task.updated` leaves a conflict the log tells, not a failure it no longer is).
             self.store.update_task(run.run_id, task_id, state=TaskState.CONFLICT,
-                                   holder=self._fence(run.run_id, task_id))
+                                   holder=self._fence(run.run_id, task_id),
+                                   event=("task.conflict", {"reason": "failed_verification", "revived": True}))
             task = self._task(run.run_id, task_id)
         if task.state not in (TaskState.STARTED, TaskState.REJECTED, TaskState.CONFLICT):
             raise StateError(f"task {task_id!r} is {task.state.value}; only live tasks can be updated")
