@@ -240,3 +240,35 @@ def test_a_go_requirement_added_with_its_indirect_marker_merges(tmp_path: Path) 
     code, done = _finish(repo, "bump", {"go.mod": bumped})
     assert code == 0 and done["state"] == "merged" and not done["violations"], done
     assert len(done["intents"]) == 2, done["intents"]
+
+
+# (base, the task's whole new text): a requirement the task removes with the comment just above it
+REMOVED = {
+    # starlette 8e1fc9b3d157: `# TODO: Remove when trio is updated.` over `attrs==23.2.0`, both gone
+    "entry": ("-e .\n\n# Tests\npytest==8.3.2\ntrio==0.26.1\n# TODO: Remove when trio is updated.\nattrs==23.2.0\n\n"
+              "# Docs\nmkdocs==1.6.0\n",
+              "-e .\n\n# Tests\npytest==8.3.2\ntrio==0.26.2\n\n# Docs\nmkdocs==1.6.1\n"),
+    # starlette 0410bbc27037: a paragraph of its own (comment and pin between blank lines), taken whole
+    "paragraph": ("-e .\n\n# TODO: drop with anyio 4.5.\nanyio==4.4.0\n\n# Tests\npytest==8.3.2\n",
+                  "-e .\n\n# Tests\npytest==8.3.2\n"),
+    "last-paragraph": ("-e .\n\n# Tests\npytest==8.3.2\n\n# TODO: drop with anyio 4.5.\nanyio==4.4.0\n",
+                       "-e .\n\n# Tests\npytest==8.3.2\n"),
+    # the heading above the first entry is kept when the task keeps it
+    "heading-kept": ("# Tests\npytest==8.3.2\ntrio==0.26.1\n", "# Tests\ntrio==0.26.1\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REMOVED))
+def test_a_comment_just_above_an_entry_the_task_removes_goes_with_it(tmp_path: Path, case: str) -> None:
+    """A task that removes a requirement and the comment line just above it (starlette's
+    `# TODO: Remove when trio is updated.` over `attrs==23.2.0`): the comment goes with the entry at
+    consolidation. It was refused at finish (`reserved_unexpressible`: consolidation's remove left the
+    comment behind, above the next entry)."""
+    base, text = REMOVED[case]
+    repo = make_repo(tmp_path / "repo", {"requirements.txt": base, "src/a.py": "A = 1\n"})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, done = _finish(repo, case, {"requirements.txt": text})
+    assert code == 0 and done["state"] == "merged" and not done["violations"], done
+    code, consolidated = wtc_in_process(repo, "consolidate", "--run", "r")
+    assert code == 0, consolidated
+    assert git(repo, "show", "wtc/r/integration:requirements.txt") + "\n" == text

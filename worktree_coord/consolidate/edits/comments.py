@@ -1,4 +1,5 @@
-"""Comment lines a task wrote just above an entry it added or changed, carried with that entry's intent.
+"""Comment lines a task wrote just above an entry it added or changed, carried with that entry's intent;
+and the comment lines just above an entry it removed, taken out with it.
 
 Stage: derive (`attach`: which intent a new comment block belongs to) and apply (`carry`: the block
 written back above the entry the editor or the tool wrote). Input: the manifest's path, its bytes
@@ -15,6 +16,12 @@ refused at finish (`reserved_unexpressible`), where a person expects it to land 
 Rule: a block of comment-only lines the task added directly above (no blank line between) the first
 line of an entry that exactly one intent's edit writes, as the task wrote it, goes with that intent;
 any other comment is left to the finish's check (check/uncarried_edits.py), which names it.
+Removal: the comment-only lines directly above an entry a remove intent takes out, which the task
+took out too (starlette's `# TODO: Remove when trio is updated.` over `attrs==23.2.0`), go with it:
+placement `comment_removes` (those lines, stripped), and `comment_blank` when the task took a blank
+line beside them too (the comment and entry were a paragraph of their own). A heading the task kept
+above the first entry under it stays. The remove left the comment behind, above the next entry, and
+the finish refused the task.
 """
 
 from __future__ import annotations
@@ -63,10 +70,10 @@ def attach(path: str, base: bytes | None, new: bytes | None, intents: Sequence[I
     if pattern is None or base is None or new is None:
         return list(intents)
     old_lines, new_lines = _lines(base), _lines(new)
+    out = _removed(path, base, old_lines, new_lines, intents, edit, pattern)
     if not any(pattern.match(line) for line in set(new_lines) - set(old_lines)):
-        return list(intents)        # no comment line the base lacks: no line diff of the whole file
+        return out          # no comment line the base lacks: no line diff of the whole file
     added, codes = _changed(old_lines, new_lines)
-    out = list(intents)
     for at in range(1, len(new_lines)):
         line = new_lines[at]
         if not line.strip() or pattern.match(line) or not (at - 1 in added and pattern.match(new_lines[at - 1])):
@@ -84,6 +91,80 @@ def attach(path: str, base: bytes | None, new: bytes | None, intents: Sequence[I
                                                   "comment_replaces": replaced}
         out[owner] = dataclasses.replace(out[owner], placement=tuple(placement.items()))
     return out
+
+
+REMOVES = (Op.REMOVE_DEP, Op.REMOVE_KEY)
+
+
+def _removed(path: str, base: bytes, old_lines: list[str], new_lines: list[str], intents: Sequence[Intent],
+             edit: Callable[[str, bytes, Intent], bytes], pattern: re.Pattern[str]) -> list[Intent]:
+    """`intents` with each remove whose entry had comment lines directly above it, which the task
+    took out as well, holding those lines (`comment_removes`) and whether a blank line beside them
+    went too (`comment_blank`)."""
+    out = list(intents)
+    removes = [index for index, intent in enumerate(out) if intent.manifest == path and intent.op in REMOVES]
+    if not removes or not any(pattern.match(line) for line in set(old_lines) - set(new_lines)):
+        return out          # the task took out no comment line: no line diff of the whole file
+    _, codes = _changed(old_lines, new_lines)
+    gone = {i for tag, i1, i2, _, _ in codes if tag in ("delete", "replace") for i in range(i1, i2)}
+    for index in removes:
+        try:
+            span = _taken(old_lines, _lines(edit(path, base, out[index])))
+        except WtcError:
+            continue
+        if span is None:
+            continue
+        first, end = span
+        start = first
+        while start > 0 and pattern.match(old_lines[start - 1]):
+            start -= 1
+        if start == first or not all(i in gone for i in range(start, first)):
+            continue        # no comment above the entry, or the task kept it (a heading over the group)
+        blank = any(0 <= i < len(old_lines) and not old_lines[i].strip() and i in gone for i in (start - 1, end))
+        placement = dict(out[index].placement) | {
+            "comment_removes": tuple(line.strip() for line in old_lines[start:first]), "comment_blank": blank}
+        out[index] = dataclasses.replace(out[index], placement=tuple(placement.items()))
+    return out
+
+
+def _taken(before: list[str], after: list[str]) -> tuple[int, int] | None:
+    """The span of `before`'s lines an edit took out (the first deletion), None when it took none."""
+    _, codes = _changed(before, after)
+    return next(((i1, i2) for tag, i1, i2, _, _ in codes if tag == "delete"), None)
+
+
+def _drop(before: bytes, after: bytes, intent: Intent) -> bytes:
+    """`after` (the file once the intent's entry is taken out) without the comment lines that were
+    directly above that entry, and a blank line beside them when the task took one (two blank lines
+    left in a row, or one at an end of the file); `after` as it is when those lines are not there."""
+    where = dict(intent.placement)
+    block = list(where.get("comment_removes") or ())
+    lines = _lines(after)
+    span = _taken(_lines(before), lines)
+    if not block or span is None:
+        return after
+    at = span[0]            # where the entry was, in `after`'s lines too (everything above is equal)
+    start = at - len(block)
+    if start < 0 or [line.strip() for line in lines[start:at]] != block:
+        return after
+    del lines[start:at]
+    if where.get("comment_blank"):
+        above = start > 0 and not lines[start - 1].strip()
+        below = start < len(lines) and not lines[start].strip()
+        if above and (below or start == len(lines)):
+            del lines[start - 1]
+        elif below and start == 0:
+            del lines[start]
+    return _joined(after.decode("utf-8"), lines)
+
+
+def _joined(text: str, lines: list[str]) -> bytes:
+    """`lines` written back with `text`'s end of line and final newline."""
+    eol = "\r\n" if "\r\n" in text else "\n"
+    out = eol.join(lines)
+    if text.endswith(("\n", "\r")) and lines:
+        out += eol
+    return out.encode("utf-8")
 
 
 def _owner(path: str, base: bytes, new_lines: list[str], at: int, intents: Sequence[Intent],
@@ -149,14 +230,15 @@ def _replaced(old_lines: list[str], codes: list[tuple[str, int, int, int, int]],
 
 def carry(path: str, before: bytes, after: bytes, intent: Intent) -> bytes:
     """`after` (the file once the intent's entry is written) with the intent's comment block on the
-    lines above that entry, in place of the comment it replaces; `after` as it is when the intent
-    carries none."""
+    lines above that entry, in place of the comment it replaces (for a remove: without the comment
+    lines that were above the entry it took out); `after` as it is when the intent carries none."""
     where = dict(intent.placement)
+    if intent.op in REMOVES:
+        return _drop(before, after, intent)
     block, anchor = where.get("comment"), where.get("comment_at")
     if not block or not anchor:
         return after
     text = after.decode("utf-8")
-    eol = "\r\n" if "\r\n" in text else "\n"
     lines = text.splitlines()
     wanted = [anchor] if isinstance(anchor, str) else list(anchor)
     # The entry as the task wrote it; else (a tool wrote it its own way) the line the edit wrote that
@@ -174,7 +256,4 @@ def carry(path: str, before: bytes, after: bytes, intent: Intent) -> bytes:
     start = at - len(replaces) if replaces and [line.strip() for line in lines[max(0, at - len(replaces)):at]] \
         == replaces else at
     lines[start:at] = list(block)
-    out = eol.join(lines)
-    if text.endswith(("\n", "\r")):
-        out += eol
-    return out.encode("utf-8")
+    return _joined(text, lines)
