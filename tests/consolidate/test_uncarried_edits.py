@@ -272,3 +272,17 @@ def test_a_comment_just_above_an_entry_the_task_removes_goes_with_it(tmp_path: P
     code, consolidated = wtc_in_process(repo, "consolidate", "--run", "r")
     assert code == 0, consolidated
     assert git(repo, "show", "wtc/r/integration:requirements.txt") + "\n" == text
+
+
+def test_a_requirement_added_at_a_paragraphs_end_lands_there_not_under_the_next_heading(tmp_path: Path) -> None:
+    """starlette 0410bbc27037: `attrs==23.2.0` (with a comment above it) added after `trio`, the last
+    pin of the `# Testing` paragraph: it landed under the next paragraph's `# Documentation` heading,
+    right before `mkdocs`, as if the heading were the new entry's."""
+    base = "# Testing\npytest==8.3.2\ntrio==0.26.0\n\n# Documentation\nmkdocs==1.6.0\n"
+    text = base.replace("trio==0.26.0\n", "trio==0.26.1\n# TODO: Remove when trio is updated.\nattrs==23.2.0\n")
+    repo = make_repo(tmp_path / "repo", {"requirements.txt": base, "src/a.py": "A = 1\n"})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, done = _finish(repo, "attrs", {"requirements.txt": text})
+    assert code == 0 and done["state"] == "merged" and not done["violations"], done
+    assert wtc_in_process(repo, "consolidate", "--run", "r")[0] == 0
+    assert git(repo, "show", "wtc/r/integration:requirements.txt") + "\n" == text
