@@ -286,3 +286,33 @@ def test_a_requirement_added_at_a_paragraphs_end_lands_there_not_under_the_next_
     assert code == 0 and done["state"] == "merged" and not done["violations"], done
     assert wtc_in_process(repo, "consolidate", "--run", "r")[0] == 0
     assert git(repo, "show", "wtc/r/integration:requirements.txt") + "\n" == text
+
+
+RUFF = '[project]\nname = "x"\nversion = "1"\n\n[tool.ruff.lint]\nselect = ["E", "F"]\nignore = ["UP031"]\n\n' \
+       '[tool.ruff.lint.isort]\ncombine-as-imports = true\n'
+
+
+def test_a_comment_put_on_an_unchanged_key_beside_a_key_edit_lands_with_that_edit(tmp_path: Path) -> None:
+    """starlette b9db010d49cf: `select` rewritten with a link beside each rule, and the same link put
+    at the end of the unchanged `ignore = ["UP031"]` just below it: no intent writes that line, so
+    the comment was refused (`reserved_unexpressible`). It rides with the edit of the key beside it."""
+    text = RUFF.replace('select = ["E", "F"]\nignore = ["UP031"]\n', 'select = [\n    "E",  # errors\n    "F",  # pyflakes\n'
+                        '    "UP",  # pyupgrade\n]\nignore = ["UP031"] # printf-string-formatting\n')
+    repo = make_repo(tmp_path / "repo", {"pyproject.toml": RUFF, "src/a.py": "A = 1\n"})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, done = _finish(repo, "ruff", {"pyproject.toml": text})
+    assert code == 0 and done["state"] == "merged" and not done["violations"], done
+    assert wtc_in_process(repo, "consolidate", "--run", "r")[0] == 0
+    assert git(repo, "show", "wtc/r/integration:pyproject.toml") + "\n" == text
+
+
+def test_a_comment_put_on_an_unchanged_key_apart_from_any_edit_is_still_refused(tmp_path: Path) -> None:
+    """A blank line between it and the key the task edited: nothing carries it; refused, named."""
+    text = RUFF.replace('["E", "F"]', '["E", "F", "UP"]').replace("combine-as-imports = true",
+                                                                  "combine-as-imports = true  # black's style")
+    repo = make_repo(tmp_path / "repo", {"pyproject.toml": RUFF, "src/a.py": "A = 1\n"})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, done = _finish(repo, "apart", {"pyproject.toml": text})
+    assert code == 3 and done["state"] == "rejected", done
+    [violation] = done["violations"]
+    assert "pyproject.toml:10: the comment \"# black's style\"" in violation["detail"], violation

@@ -71,6 +71,7 @@ def attach(path: str, base: bytes | None, new: bytes | None, intents: Sequence[I
         return list(intents)
     old_lines, new_lines = _lines(base), _lines(new)
     out = _removed(path, base, old_lines, new_lines, intents, edit, pattern)
+    out = _trailing(path, base, old_lines, new_lines, out, edit, pattern)
     if not any(pattern.match(line) for line in set(new_lines) - set(old_lines)):
         return out          # no comment line the base lacks: no line diff of the whole file
     added, codes = _changed(old_lines, new_lines)
@@ -167,6 +168,82 @@ def _joined(text: str, lines: list[str]) -> bytes:
     return out.encode("utf-8")
 
 
+def _trailing(path: str, base: bytes, old_lines: list[str], new_lines: list[str], intents: Sequence[Intent],
+              edit: Callable[[str, bytes, Intent], bytes], pattern: re.Pattern[str]) -> list[Intent]:
+    """`intents` with each comment the task put at the end of a line it left as it was otherwise
+    (`ignore = ["UP031"] # printf-string-formatting`) held by the one intent whose edit writes lines
+    of the same block (no blank line between): `comment_beside`, the (line, line with its comment)
+    pairs, stripped. A line beside no edit, or beside two intents' edits, is left to the finish's check."""
+    out = list(intents)
+    bare = {line.rstrip() for line in old_lines if line.strip()}
+    commented = {}
+    for line in set(new_lines) - set(old_lines):
+        for space in re.finditer(r"\s+", line):
+            if line[:space.start()] in bare and not pattern.match(line[:space.start()]) and pattern.match(line[space.start():]):
+                commented[line[:space.start()]] = line
+                break
+    if not commented:
+        return out
+    _, codes = _changed(old_lines, new_lines)
+    for tag, i1, i2, j1, j2 in codes:
+        if tag != "replace":
+            continue
+        for i in range(i1, i2):
+            j = next((j for j in range(j1, j2) if new_lines[j] == commented.get(old_lines[i].rstrip())), None)
+            if j is None:
+                continue
+            owners = [index for index, intent in enumerate(out) if intent.manifest == path
+                      and intent.op not in REMOVES and intent.op != Op.RELOCK
+                      and _edits_beside(old_lines, base, path, intent, edit, i)]
+            if len(owners) != 1:
+                continue
+            where = dict(out[owners[0]].placement)
+            pairs = tuple(where.get("comment_beside") or ()) + ((old_lines[i].strip(), new_lines[j].strip()),)
+            out[owners[0]] = dataclasses.replace(out[owners[0]], placement=tuple((where | {"comment_beside": pairs}).items()))
+    return out
+
+
+def _edits_beside(old_lines: list[str], base: bytes, path: str, intent: Intent,
+                  edit: Callable[[str, bytes, Intent], bytes], at: int) -> bool:
+    """Whether the intent's edit of `base` alone writes a line of the block (lines with no blank one
+    between) holding the base's line `at`."""
+    try:
+        edited = _lines(edit(path, base, intent))
+    except WtcError:
+        return False
+    changed, codes = _changed(old_lines, edited)
+    where = next((j1 + at - i1 for tag, i1, i2, j1, _ in codes if tag == "equal" and i1 <= at < i2), None)
+    return where is not None and _in_block(edited, changed, where)
+
+
+def _in_block(lines: list[str], changed: set[int], at: int) -> bool:
+    """Whether a line of `changed` is in the block of `lines` (no blank line between) holding `at`."""
+    for step in (-1, 1):
+        j = at + step
+        while 0 <= j < len(lines) and lines[j].strip():
+            if j in changed:
+                return True
+            j += step
+    return False
+
+
+def _beside(before: bytes, after: bytes, intent: Intent) -> bytes:
+    """`after` with each comment the task put at the end of an unchanged line beside the intent's
+    entry (`comment_beside`) written there, on the line of the entry's block that reads as the base's."""
+    pairs = dict(intent.placement).get("comment_beside")
+    if not pairs:
+        return after
+    text = after.decode("utf-8")
+    lines = text.splitlines()
+    changed, _ = _changed(_lines(before), lines)
+    for bare, full in pairs:
+        for j, line in enumerate(lines):
+            if line.strip() == bare and _in_block(lines, changed, j):
+                lines[j] = line[:len(line) - len(line.lstrip())] + full
+                break
+    return _joined(text, lines)
+
+
 def _owner(path: str, base: bytes, new_lines: list[str], at: int, intents: Sequence[Intent],
            edit: Callable[[str, bytes, Intent], bytes]) -> tuple[int, int] | None:
     """The index of the one intent whose edit of `base` writes the task's line `at` (and the most of
@@ -232,9 +309,14 @@ def carry(path: str, before: bytes, after: bytes, intent: Intent) -> bytes:
     """`after` (the file once the intent's entry is written) with the intent's comment block on the
     lines above that entry, in place of the comment it replaces (for a remove: without the comment
     lines that were above the entry it took out); `after` as it is when the intent carries none."""
-    where = dict(intent.placement)
     if intent.op in REMOVES:
         return _drop(before, after, intent)
+    return _beside(before, _above(before, after, intent), intent)
+
+
+def _above(before: bytes, after: bytes, intent: Intent) -> bytes:
+    """`after` with the intent's comment block (`comment`) above its entry."""
+    where = dict(intent.placement)
     block, anchor = where.get("comment"), where.get("comment_at")
     if not block or not anchor:
         return after
