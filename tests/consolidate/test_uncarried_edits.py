@@ -264,14 +264,24 @@ def test_a_comment_just_above_an_entry_the_task_removes_goes_with_it(tmp_path: P
     `# TODO: Remove when trio is updated.` over `attrs==23.2.0`): the comment goes with the entry at
     consolidation. It was refused at finish (`reserved_unexpressible`: consolidation's remove left the
     comment behind, above the next entry)."""
-    base, text = REMOVED[case]
-    repo = make_repo(tmp_path / "repo", {"requirements.txt": base, "src/a.py": "A = 1\n"})
+    _lands_as_written(tmp_path, "requirements.txt", *REMOVED[case])
+
+
+def _run_on(tmp_path: Path, path: str, base: str) -> Path:
+    """A repository whose `path` holds `base`, with a run `r` started."""
+    repo = make_repo(tmp_path / "repo", {path: base, "src/a.py": "A = 1\n"})
     assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
-    code, done = _finish(repo, case, {"requirements.txt": text})
+    return repo
+
+
+def _lands_as_written(tmp_path: Path, path: str, base: str, text: str) -> None:
+    """A task that writes `text` over `base` merges clean, and consolidation writes the file as it did."""
+    repo = _run_on(tmp_path, path, base)
+    code, done = _finish(repo, "task", {path: text})
     assert code == 0 and done["state"] == "merged" and not done["violations"], done
     code, consolidated = wtc_in_process(repo, "consolidate", "--run", "r")
     assert code == 0, consolidated
-    assert git(repo, "show", "wtc/r/integration:requirements.txt") + "\n" == text
+    assert git(repo, "show", f"wtc/r/integration:{path}") + "\n" == text
 
 
 def test_a_requirement_added_at_a_paragraphs_end_lands_there_not_under_the_next_heading(tmp_path: Path) -> None:
@@ -280,12 +290,7 @@ def test_a_requirement_added_at_a_paragraphs_end_lands_there_not_under_the_next_
     right before `mkdocs`, as if the heading were the new entry's."""
     base = "# Testing\npytest==8.3.2\ntrio==0.26.0\n\n# Documentation\nmkdocs==1.6.0\n"
     text = base.replace("trio==0.26.0\n", "trio==0.26.1\n# TODO: Remove when trio is updated.\nattrs==23.2.0\n")
-    repo = make_repo(tmp_path / "repo", {"requirements.txt": base, "src/a.py": "A = 1\n"})
-    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
-    code, done = _finish(repo, "attrs", {"requirements.txt": text})
-    assert code == 0 and done["state"] == "merged" and not done["violations"], done
-    assert wtc_in_process(repo, "consolidate", "--run", "r")[0] == 0
-    assert git(repo, "show", "wtc/r/integration:requirements.txt") + "\n" == text
+    _lands_as_written(tmp_path, "requirements.txt", base, text)
 
 
 RUFF = '[project]\nname = "x"\nversion = "1"\n\n[tool.ruff.lint]\nselect = ["E", "F"]\nignore = ["UP031"]\n\n' \
@@ -298,21 +303,14 @@ def test_a_comment_put_on_an_unchanged_key_beside_a_key_edit_lands_with_that_edi
     the comment was refused (`reserved_unexpressible`). It rides with the edit of the key beside it."""
     text = RUFF.replace('select = ["E", "F"]\nignore = ["UP031"]\n', 'select = [\n    "E",  # errors\n    "F",  # pyflakes\n'
                         '    "UP",  # pyupgrade\n]\nignore = ["UP031"] # printf-string-formatting\n')
-    repo = make_repo(tmp_path / "repo", {"pyproject.toml": RUFF, "src/a.py": "A = 1\n"})
-    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
-    code, done = _finish(repo, "ruff", {"pyproject.toml": text})
-    assert code == 0 and done["state"] == "merged" and not done["violations"], done
-    assert wtc_in_process(repo, "consolidate", "--run", "r")[0] == 0
-    assert git(repo, "show", "wtc/r/integration:pyproject.toml") + "\n" == text
+    _lands_as_written(tmp_path, "pyproject.toml", RUFF, text)
 
 
 def test_a_comment_put_on_an_unchanged_key_apart_from_any_edit_is_still_refused(tmp_path: Path) -> None:
     """A blank line between it and the key the task edited: nothing carries it; refused, named."""
     text = RUFF.replace('["E", "F"]', '["E", "F", "UP"]').replace("combine-as-imports = true",
                                                                   "combine-as-imports = true  # black's style")
-    repo = make_repo(tmp_path / "repo", {"pyproject.toml": RUFF, "src/a.py": "A = 1\n"})
-    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
-    code, done = _finish(repo, "apart", {"pyproject.toml": text})
+    code, done = _finish(_run_on(tmp_path, "pyproject.toml", RUFF), "apart", {"pyproject.toml": text})
     assert code == 3 and done["state"] == "rejected", done
     [violation] = done["violations"]
     assert "pyproject.toml:10: the comment \"# black's style\"" in violation["detail"], violation

@@ -1,5 +1,6 @@
-"""Comment lines a task wrote just above an entry it added or changed, carried with that entry's intent;
-and the comment lines just above an entry it removed, taken out with it.
+"""Comment lines a task wrote just above an entry it added or changed, or at the end of an unchanged
+line beside it, carried with that entry's intent; and the comment lines just above an entry it
+removed, taken out with it.
 
 Stage: derive (`attach`: which intent a new comment block belongs to) and apply (`carry`: the block
 written back above the entry the editor or the tool wrote). Input: the manifest's path, its bytes
@@ -22,6 +23,9 @@ placement `comment_removes` (those lines, stripped), and `comment_blank` when th
 line beside them too (the comment and entry were a paragraph of their own). A heading the task kept
 above the first entry under it stays. The remove left the comment behind, above the next entry, and
 the finish refused the task.
+Beside: a comment the task put at the end of a line it left as it was otherwise, in the block (no
+blank line between) of the lines one intent's edit writes, goes with that intent (`comment_beside`):
+starlette's `ignore = ["UP031"] # link` below the `select` it rewrote.
 """
 
 from __future__ import annotations
@@ -176,11 +180,12 @@ def _trailing(path: str, base: bytes, old_lines: list[str], new_lines: list[str]
     pairs, stripped. A line beside no edit, or beside two intents' edits, is left to the finish's check."""
     out = list(intents)
     bare = {line.rstrip() for line in old_lines if line.strip()}
-    commented = {}
+    commented: dict[str, str] = {}         # the base's line -> the task's, with its comment
     for line in set(new_lines) - set(old_lines):
         for space in re.finditer(r"\s+", line):
-            if line[:space.start()] in bare and not pattern.match(line[:space.start()]) and pattern.match(line[space.start():]):
-                commented[line[:space.start()]] = line
+            head, tail = line[:space.start()], line[space.start():]
+            if head in bare and not pattern.match(head) and pattern.match(tail):
+                commented[head] = line
                 break
     if not commented:
         return out
@@ -199,7 +204,8 @@ def _trailing(path: str, base: bytes, old_lines: list[str], new_lines: list[str]
                 continue
             where = dict(out[owners[0]].placement)
             pairs = tuple(where.get("comment_beside") or ()) + ((old_lines[i].strip(), new_lines[j].strip()),)
-            out[owners[0]] = dataclasses.replace(out[owners[0]], placement=tuple((where | {"comment_beside": pairs}).items()))
+            where["comment_beside"] = pairs
+            out[owners[0]] = dataclasses.replace(out[owners[0]], placement=tuple(where.items()))
     return out
 
 
