@@ -240,3 +240,77 @@ def test_a_go_requirement_added_with_its_indirect_marker_merges(tmp_path: Path) 
     code, done = _finish(repo, "bump", {"go.mod": bumped})
     assert code == 0 and done["state"] == "merged" and not done["violations"], done
     assert len(done["intents"]) == 2, done["intents"]
+
+
+# (base, the task's whole new text): a requirement the task removes with the comment just above it
+REMOVED = {
+    # starlette 8e1fc9b3d157: `# TODO: Remove when trio is updated.` over `attrs==23.2.0`, both gone
+    "entry": ("-e .\n\n# Tests\npytest==8.3.2\ntrio==0.26.1\n# TODO: Remove when trio is updated.\nattrs==23.2.0\n\n"
+              "# Docs\nmkdocs==1.6.0\n",
+              "-e .\n\n# Tests\npytest==8.3.2\ntrio==0.26.2\n\n# Docs\nmkdocs==1.6.1\n"),
+    # starlette 0410bbc27037: a paragraph of its own (comment and pin between blank lines), taken whole
+    "paragraph": ("-e .\n\n# TODO: drop with anyio 4.5.\nanyio==4.4.0\n\n# Tests\npytest==8.3.2\n",
+                  "-e .\n\n# Tests\npytest==8.3.2\n"),
+    "last-paragraph": ("-e .\n\n# Tests\npytest==8.3.2\n\n# TODO: drop with anyio 4.5.\nanyio==4.4.0\n",
+                       "-e .\n\n# Tests\npytest==8.3.2\n"),
+    # the heading above the first entry is kept when the task keeps it
+    "heading-kept": ("# Tests\npytest==8.3.2\ntrio==0.26.1\n", "# Tests\ntrio==0.26.1\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REMOVED))
+def test_a_comment_just_above_an_entry_the_task_removes_goes_with_it(tmp_path: Path, case: str) -> None:
+    """A task that removes a requirement and the comment line just above it (starlette's
+    `# TODO: Remove when trio is updated.` over `attrs==23.2.0`): the comment goes with the entry at
+    consolidation. It was refused at finish (`reserved_unexpressible`: consolidation's remove left the
+    comment behind, above the next entry)."""
+    _lands_as_written(tmp_path, "requirements.txt", *REMOVED[case])
+
+
+def _run_on(tmp_path: Path, path: str, base: str) -> Path:
+    """A repository whose `path` holds `base`, with a run `r` started."""
+    repo = make_repo(tmp_path / "repo", {path: base, "src/a.py": "A = 1\n"})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    return repo
+
+
+def _lands_as_written(tmp_path: Path, path: str, base: str, text: str) -> None:
+    """A task that writes `text` over `base` merges clean, and consolidation writes the file as it did."""
+    repo = _run_on(tmp_path, path, base)
+    code, done = _finish(repo, "task", {path: text})
+    assert code == 0 and done["state"] == "merged" and not done["violations"], done
+    code, consolidated = wtc_in_process(repo, "consolidate", "--run", "r")
+    assert code == 0, consolidated
+    assert git(repo, "show", f"wtc/r/integration:{path}") + "\n" == text
+
+
+def test_a_requirement_added_at_a_paragraphs_end_lands_there_not_under_the_next_heading(tmp_path: Path) -> None:
+    """starlette 0410bbc27037: `attrs==23.2.0` (with a comment above it) added after `trio`, the last
+    pin of the `# Testing` paragraph: it landed under the next paragraph's `# Documentation` heading,
+    right before `mkdocs`, as if the heading were the new entry's."""
+    base = "# Testing\npytest==8.3.2\ntrio==0.26.0\n\n# Documentation\nmkdocs==1.6.0\n"
+    text = base.replace("trio==0.26.0\n", "trio==0.26.1\n# TODO: Remove when trio is updated.\nattrs==23.2.0\n")
+    _lands_as_written(tmp_path, "requirements.txt", base, text)
+
+
+RUFF = '[project]\nname = "x"\nversion = "1"\n\n[tool.ruff.lint]\nselect = ["E", "F"]\nignore = ["UP031"]\n\n' \
+       '[tool.ruff.lint.isort]\ncombine-as-imports = true\n'
+
+
+def test_a_comment_put_on_an_unchanged_key_beside_a_key_edit_lands_with_that_edit(tmp_path: Path) -> None:
+    """starlette b9db010d49cf: `select` rewritten with a link beside each rule, and the same link put
+    at the end of the unchanged `ignore = ["UP031"]` just below it: no intent writes that line, so
+    the comment was refused (`reserved_unexpressible`). It rides with the edit of the key beside it."""
+    text = RUFF.replace('select = ["E", "F"]\nignore = ["UP031"]\n', 'select = [\n    "E",  # errors\n    "F",  # pyflakes\n'
+                        '    "UP",  # pyupgrade\n]\nignore = ["UP031"] # printf-string-formatting\n')
+    _lands_as_written(tmp_path, "pyproject.toml", RUFF, text)
+
+
+def test_a_comment_put_on_an_unchanged_key_apart_from_any_edit_is_still_refused(tmp_path: Path) -> None:
+    """A blank line between it and the key the task edited: nothing carries it; refused, named."""
+    text = RUFF.replace('["E", "F"]', '["E", "F", "UP"]').replace("combine-as-imports = true",
+                                                                  "combine-as-imports = true  # black's style")
+    code, done = _finish(_run_on(tmp_path, "pyproject.toml", RUFF), "apart", {"pyproject.toml": text})
+    assert code == 3 and done["state"] == "rejected", done
+    [violation] = done["violations"]
+    assert "pyproject.toml:10: the comment \"# black's style\"" in violation["detail"], violation

@@ -34,7 +34,7 @@ def edit_manifest(path: str, data: bytes | None, intent: Intent, *, comments: bo
         raise EditError(f"no structural editor for {path} (intent {intent.intent_id})",
                         fix="apply this intent with the ecosystem's own tool, or edit the file in a task")
     edited = importlib.import_module(f"worktree_coord.consolidate.edits.{editor}").edit(path, data, intent)
-    if not comments or not any(key == "comment" for key, _ in intent.placement):
+    if not comments or not any(key in ("comment", "comment_removes", "comment_beside") for key, _ in intent.placement):
         return edited
     from worktree_coord.consolidate.edits.comments import carry
 

@@ -43,7 +43,10 @@ def edit(path: str, data: bytes, intent: Intent) -> bytes:
             group = [e for e in found if e.key[0] == intent.group]
             if group:
                 at = slot([e.key[1] for e in group], intent, intent.name)
-                position = group[at].start if at < len(group) else group[-1].end
+                # right after the entry the task wrote it after: before the next one's line, it went
+                # under that one's heading (`# Documentation`), out of the paragraph the task put it in
+                after = at > 0 and group[at - 1].key[1] in dict(intent.placement).get("after", ())
+                position = group[at].start if at < len(group) and not after else group[at - 1].end
             elif intent.group == OPTIONS_GROUP and found:
                 position = found[0].start        # options first, as pip-compile writes them
             else:
