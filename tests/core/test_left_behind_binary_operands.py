@@ -31,3 +31,17 @@ def test_an_operand_that_is_a_local_of_the_same_name_is_no_use(tmp_path):
             "  const vendorSpecificOptions = {};\n  return key in vendorSpecificOptions || LIMIT;\n}\n")
     files = {"package.json": '{"name": "ky"}\n', "source/utils/options.js": OPTIONS, "source/core/Ky.js": user}
     _removal_merged(tmp_path, files, {"source/utils/options.js": RENAMED})
+
+
+@pytest.mark.parametrize("use", ["description || ''", "String(description)"], ids=["operand", "argument"])
+@pytest.mark.parametrize("ext", ["js", "ts"])
+def test_a_constructor_parameter_named_as_a_removed_method_is_no_use(tmp_path, use, ext):
+    """commander.js 30368b8f0416 (prototype functions made a class): the constructor's own parameter
+    `description` is no use of the removed `Command.prototype.description` (a class's constructor,
+    which the tags define nothing for, is a function scope: profile function_scopes)."""
+    before = ("function Option(flags, description) {\n  this.description = USE;\n}\n\n"
+              "function Command() {}\n\nCommand.prototype.description = function (str) {\n  return str;\n};\n\n"
+              "exports.Option = Option;\nexports.Command = Command;\n")
+    after = ("class Option {\n  constructor(flags, description) {\n    this.description = USE;\n  }\n}\n\n"
+             "class Command {\n  description(str) {\n    return str;\n  }\n}\n\nexports.Option = Option;\nexports.Command = Command;\n")
+    _removal_merged(tmp_path, {f"index.{ext}": before.replace("USE", use)}, {f"index.{ext}": after.replace("USE", use)})
