@@ -36,7 +36,7 @@ from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched
 from ..merge.result import SemanticFinding, name_word
 from ..merge.checks import sole_members
 from ..merge.checks.linked import LINKED, body_lost, is_linked, package_key, reading_profile
-from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, tree_module_files, use_word
+from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, tree_module_files
 from ..merge.checks.reach import spelling, star_list_added
 from ..merge.checks.signatures import reshaped
 from ..merge.checks.syntax import first_error
@@ -48,6 +48,7 @@ from .left_namespaces import still_declared
 from .own_imports import KIND as OWN_IMPORT, own_imports_broken
 from .own_members import own_member_calls
 from .own_uses import own_file_uses
+from .root_imports import use_words
 
 MAX_FILES = 100          # files that mention a removed name, read at most (finish stays quick)
 MAX_NAMES = 64           # removed names searched for at most (a file deleted whole can remove many)
@@ -1007,6 +1008,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     # A changed file's version as the task leaves it (None: deleted), read only when asked.
     new_versions = {c.path: (lambda oid=c.new_oid: read_blob(oid) if oid is not None else None) for c in changes}
 
+    read_since = functools.partial(file_at, at or since)   # (a manifest beside a root module: root_imports.py)
+
     def read_change(change: Change) -> None:
         """What one changed file removed (or reshaped), taken into the sets above."""
         nonlocal reshaped_any
@@ -1023,7 +1026,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                   if pair[1] not in ignore} if after is not None else set()
         if shapes:
             reshaped_any = True
-            words.update(use_word(change.path, *pair) for pair in shapes)
+            words.update(word for pair in shapes for word in use_words(change.path, *pair, read_since))
         if after is not None and not edited and not _lists_anew(change.path, before, after) and not shapes:
             # Lines added only: no definition can have gone (nothing to parse for that). The file
             # still stands in the merge as the task wrote it: a name it now defines answers a use
@@ -1060,7 +1063,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         if change.path in by_module and gone and (word := module_word(change.path)):
             modules.add(word)
         else:
-            words.update(use_word(change.path, *pair) for pair in _to_look_for(pairs, removed_whole))
+            words.update(word for pair in _to_look_for(pairs, removed_whole) for word in use_words(change.path, *pair, read_since))
         if gone:
             imported.update(gone & _import_names(change.path, before, read_imports))
             if after is not None:

@@ -377,6 +377,10 @@ class SemanticRules:
     whatever it assigns (CommonJS's `exports.x = `, `module.exports = `, which Node gives `import X
     from` whole): such a module losing its default export (`module.exports = f` now `exports.f = f`)
     breaks only a call or `new` of the import, never a read of its members.
+    `root_specifiers`: the literal texts (quotes and all) an import of the repository's root module
+    may spell where it spells no word of that module (`require('..')`, `import x from '.'`): a root
+    `index.js`, whose module token is empty; the look for a use of its removed default export greps
+    for these, its index name and the package's name (check/root_imports.py).
     `star_names`: a query whose `@list` is the list of names a star import (`from m import *`) takes
     from the module (Python's `__all__ = [...]`, its string elements), and whose `@open` is any other
     write of it (`__all__ += ...`): then nothing is known. `star_hidden`: the prefix of the names a star
@@ -469,6 +473,7 @@ class SemanticRules:
     default_export: str = ""                        # the name of a module's default export (`default`)
     default_words: frozenset[str] = frozenset()     # words a default export's statement spells (`exports`)
     whole_default: str = ""                         # a regex: a module matching it is imported by default as its exports whole (CommonJS)
+    root_specifiers: tuple[str, ...] = ()           # literal imports of the root module that spell no word (`'..'`)
     star_names: str = ""                            # a query: a module's `@list` of what a star import takes (`__all__`), `@open` a write of it no list shows
     star_hidden: str = ""                           # a prefix of names a star import never takes from a module with no such list (`_`)
     star_list: str = ""                             # that list's name as the notes say it (`__all__`)
@@ -520,7 +525,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "signatures", "module_files", "source_folders",
                   "package_roots", "packages", "path_maps", "version_suffix", "qualified_names", "root_module", "specifiers",
                   "module_replaces", "workspace", "workspace_modules",
-                  "guards", "path_prefixes", "default_export", "default_words", "whole_default",
+                  "guards", "path_prefixes", "default_export", "default_words", "whole_default", "root_specifiers",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name", "all_members", "common_members", "memberless_bases", "constructs", "export_receivers", "receiver_forms", "attribute_guards", "class_bases", "member_writes", "declaration_files", "own_kinds", "file_local",
                   "extension", "included", "partial_parse", "silent", "namespaces", "namespaces_nest", "namespace_keyword",
@@ -1132,7 +1137,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         import_statements=text("import_statements", ""),
         path_prefixes=kind_to_field("path_prefixes"),
         default_export=text("default_export", ""), default_words=frozenset(strings("default_words")),
-        whole_default=text("whole_default", ""),
+        whole_default=text("whole_default", ""), root_specifiers=strings("root_specifiers"),
         star_names=text("star_names", ""), star_hidden=text("star_hidden", ""), star_list=text("star_list", ""),
         star_named=text("star_named", ""),
         stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
