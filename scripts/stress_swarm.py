@@ -611,12 +611,33 @@ def sqlite_leftovers(admin: Path) -> tuple[list[tuple[str, ...]], list[tuple[str
     return integrity, leases, running
 
 
+# The event each state's write carries (store/core.py: a task's record and its event are one write).
+STATE_EVENTS = {"started": "task.started", "finished": "task.finished", "empty": "task.empty",
+                "merged": "task.merged", "conflict": "task.conflict", "rejected": "task.rejected",
+                "failed": "task.failed_verification", "abandoned": "task.abandoned"}
+
+
+def sqlite_task_events(admin: Path) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """The SQLite store's task states and each task's event kinds in order (read-only)."""
+    store = admin / "wtc" / "state.sqlite3"
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+        states = dict(db.execute("SELECT task_id, state FROM tasks WHERE run_id = ?", (RUN_ID,)).fetchall())
+        kinds: dict[str, list[str]] = {}
+        for task, kind in db.execute("SELECT task_id, kind FROM events WHERE run_id = ? AND task_id IS NOT NULL"
+                                     " ORDER BY id", (RUN_ID,)):
+            kinds.setdefault(task, []).append(kind)
+    return states, kinds
+
+
 def check_invariants(repo: Path, pin: str, plans: Sequence[TaskPlan], outcomes: dict[str, TaskOutcome],
                      all_calls: Sequence[Call], worktree_root: Path,
-                     store_leftovers: Callable[[Path], tuple[list, list, list]] | None = None) -> list[Verdict]:
+                     store_leftovers: Callable[[Path], tuple[list, list, list]] | None = None,
+                     task_events: Callable[[Path], tuple[dict[str, str], dict[str, list[str]]]] | None = None,
+                     ) -> list[Verdict]:
     """The swarm's invariants from `repo` (git is the truth) and the store. `store_leftovers(admin)`
-    reads the store's integrity, held leases and running claims (default: the SQLite file in the git
-    common dir; scripts/stress_remote.py passes its PostgreSQL reader)."""
+    reads the store's integrity, held leases and running claims, `task_events(admin)` its task states
+    and their events (default: the SQLite file in the git common dir; scripts/stress_remote.py passes
+    its PostgreSQL reader for the first and no events reader: that invariant is then not checked)."""
     verdicts: list[Verdict] = []
     by_task = {p.task: p for p in plans}
     integration = f"refs/heads/wtc/{RUN_ID}/integration"
@@ -792,6 +813,23 @@ def check_invariants(repo: Path, pin: str, plans: Sequence[TaskPlan], outcomes: 
     mismatches = [m for o in outcomes.values() for m in o.mismatches]
     verdicts.append(Verdict("repeats with one key agree", not mismatches, f"{len(mismatches)} disagreements",
                             tuple(json.dumps(m) for m in mismatches[:8])))
+
+    # 11. Every task's state is told by its events, through every kill: the record and its event are
+    # one write, so a SIGKILL between them cannot leave a state the log does not tell; a merge is told once.
+    reader = task_events or (sqlite_task_events if store_leftovers is None else None)
+    if reader is not None:
+        states, kinds = reader(admin)
+        untold = []
+        for task, state in sorted(states.items()):
+            said = kinds.get(task, [])
+            want = STATE_EVENTS.get(state)
+            if want is not None and want not in said:
+                untold.append(f"{task}: {state}, no {want} among its events {said[-4:]}")
+            if said.count("task.merged") > (state == "merged"):
+                untold.append(f"{task}: {state}, {said.count('task.merged')} task.merged events")
+        verdicts.append(Verdict("every task's state told by its events", not untold,
+                                f"{len(states)} tasks, {sum(map(len, kinds.values()))} task events; "
+                                f"{len(untold)} untold", tuple(untold[:8])))
     return verdicts
 
 

@@ -33,7 +33,7 @@ def test_swarm_16_workers_100_tasks_keeps_every_invariant(tmp_path):
     report = stress.run_swarm(config, log=lambda *_: None)
     failed = [f"{v.name}: {v.detail} {list(v.examples)}" for v in report.verdicts if not v.ok]
     assert not failed, "\n".join(failed)
-    assert len(report.verdicts) == 10
+    assert len(report.verdicts) == 11
     # The run really exercised what it claims: kills landed, repeats ran, conflicts happened.
     assert report.counts["killed"] >= 1
     assert report.counts["repeats"] >= 10
@@ -125,6 +125,17 @@ def test_a_merge_of_a_gcd_branch_is_not_taken_for_a_live_task_still_at_the_pin(t
     once = verdicts["merged exactly once (git)"]
     assert once.ok and once.detail.startswith("1 tasks merged by 1 first-parent commits"), once
     assert verdicts["each merged change present once (tree)"].ok, verdicts["each merged change present once (tree)"]
+    told = verdicts["every task's state told by its events"]
+    assert told.ok and told.detail.startswith("2 tasks"), told
+
+    # A merged record whose event is gone (what a kill between two writes left before they were one):
+    # the invariant names it.
+    with stress.sqlite3.connect(repo / ".git" / "wtc" / "state.sqlite3") as db:
+        assert db.execute("DELETE FROM events WHERE task_id = ? AND kind = 'task.merged'", (merged.task,)).rowcount == 1
+    verdicts = {v.name: v for v in stress.check_invariants(repo, pin, [merged, live], outcomes, [],
+                                                           repo / ".wtc" / "worktrees")}
+    told = verdicts["every task's state told by its events"]
+    assert not told.ok and told.examples[0].startswith(f"{merged.task}: merged, no task.merged"), told
 
 
 @pytest.mark.slow
