@@ -846,12 +846,13 @@ def _status(repo: Path) -> dict[str, Any]:
 REMOVAL_POINTS = ["remove.after_rename", "remove.half_deleted"]
 
 CRASH_POINTS = {
-    "task.start": ["start.after_record"],
+    "task.start": ["start.after_record", "task.written.started"],
     "task.finish": ["finish.after_commit", "finish.after_record", "merge.after_commit_written", "ref.locked",
-                    "merge.after_ref_moved", "merge.after_record", *REMOVAL_POINTS],
+                    "merge.after_ref_moved", "merge.after_record", "task.written.merged", *REMOVAL_POINTS],
     "merge": ["merge.after_commit_written", "merge.before_pack_written", "merge.after_pack_written",
-              "ref.locked", "merge.after_ref_moved", "merge.after_record"],   # the pack points fire in a held drain:
-                                                                # WTC_HOLD_OBJECTS=1 holds a drain of one
+              "ref.locked", "merge.after_ref_moved", "merge.after_record", "task.written.merged"],
+    # (the pack points fire in a held drain: WTC_HOLD_OBJECTS=1 holds a drain of one; the task.written
+    # points right after a task's record and its event are written: invariant 11 reads what they leave)
 }
 
 
