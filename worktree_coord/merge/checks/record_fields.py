@@ -17,7 +17,7 @@ import functools
 import tree_sitter
 
 from ..languages.profiles import Profile
-from .symbols import Definition
+from .symbols import Definition, definition_node
 
 
 @functools.lru_cache(maxsize=None)
@@ -32,11 +32,7 @@ def record_fields(profile: Profile, tree: tree_sitter.Tree | None, definition: D
     None when the query does not match it (not a record, or a record of no field it can read). A
     class that declares bases (`based`) is read only by a pattern that captures the base making it a
     record (`@base`: `NamedTuple`): another base may give it fields, or a constructor, of its own."""
-    if tree is None or not profile.semantic.signatures.records:
-        return None
-    node = tree.root_node.descendant_for_byte_range(definition.start_byte, definition.end_byte)
-    while node is not None and (node.start_byte, node.end_byte) != (definition.start_byte, definition.end_byte):
-        node = node.parent
+    node = definition_node(tree, definition) if profile.semantic.signatures.records else None
     if node is None:
         return None
     # (the match's root is the class, or the decorated definition around it: profile `wrappers`)

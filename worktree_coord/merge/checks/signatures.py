@@ -42,7 +42,7 @@ from .linked import is_linked, package_key, reading_profile
 from .reach import NEAR
 from ..result import SemanticFinding
 from .record_fields import record_fields
-from .symbols import CONTAINER_KINDS, FUNCTION_KINDS, Definition, Reference, Symbols, extract, visible_import
+from .symbols import CONTAINER_KINDS, FUNCTION_KINDS, Definition, Reference, Symbols, definition_node, extract, visible_import
 from .versions import Versions
 
 
@@ -430,10 +430,8 @@ def _transparent(rules: SignatureRules, wrapper: tree_sitter.Node, definition: t
 def _parameter_list(rules: SignatureRules, tree: tree_sitter.Tree | None,
                     definition: Definition) -> tree_sitter.Node | None:
     """The parameter list node of `definition` in `tree` (None: not found, or it has none)."""
-    if tree is None:
-        return None
-    node = tree.root_node.descendant_for_byte_range(definition.start_byte, definition.end_byte)
-    if node is None or (node.start_byte, node.end_byte) != (definition.start_byte, definition.end_byte):
+    node = definition_node(tree, definition)
+    if node is None:
         return None
     for path in rules.parameters:
         current: tree_sitter.Node | None = node

@@ -102,6 +102,16 @@ class Definition(tuple):
     end_byte: int = property(itemgetter(5))   # type: ignore[assignment]
 
 
+def definition_node(tree: tree_sitter.Tree | None, definition: Definition) -> tree_sitter.Node | None:
+    """The node of `tree` spanning exactly `definition`'s bytes (None: no tree, or no such node)."""
+    if tree is None:
+        return None
+    node = tree.root_node.descendant_for_byte_range(definition.start_byte, definition.end_byte)
+    if node is None or (node.start_byte, node.end_byte) != (definition.start_byte, definition.end_byte):
+        return None
+    return node
+
+
 @value_class
 class Reference:
     """A use of a name: `receiver` is the text before it (`util` in `util.parse()`), None when bare."""
