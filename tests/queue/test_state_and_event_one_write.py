@@ -130,3 +130,18 @@ def test_a_process_killed_right_after_a_task_write_has_written_its_event_once(re
         task = coordinator.store.get_task("r1", "t")
     assert (task.state.value if task else None) == state
     assert events_of(repo, kind) == before + 1
+
+
+def test_a_start_killed_right_after_its_record_still_says_where_its_boundary_came_from(repo):
+    """The task's record and the origin of its boundary (shown by `wtc status` and the start's answer)
+    are one write: a start killed right after the record, run again, answers with the origin."""
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    killed = subprocess.run([sys.executable, "-m", "worktree_coord", *start_task(repo), "--json"], cwd=repo,
+                            env=dict(os.environ, WTC_CRASH_AT="task.written.started"), capture_output=True,
+                            text=True, timeout=120)
+    assert killed.returncode == -9, (killed.stdout, killed.stderr)
+    code, out = wtc_in_process(repo, *start_task(repo))
+    assert code == 0, out
+    assert out["boundary_from"] == "--own"
+    code, status = wtc_in_process(repo, "status", "--run", "r1")
+    assert [t.get("boundary_from") for t in status["tasks"]] == ["--own"], status

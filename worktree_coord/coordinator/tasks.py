@@ -134,8 +134,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     run_id=run.run_id, task_id=task_id, state=TaskState.STARTED, branch=branch,
                     worktree=str(path), boundary=boundary, author=author, head=run.base,
                     created_at=now, updated_at=now, result={"overlaps": overlaps},
-                ), event=("task.started", {"own": list(boundary.own)}))
-            self.store.update_task_context(run.run_id, task_id, {"boundary_from": boundary_from})
+                ), event=("task.started", {"own": list(boundary.own)}), context={"boundary_from": boundary_from})
         crash_point("start.after_record")
         try:
             self._fetch_pin(run)   # a remote run's pin, when this clone lacks it (its failure names the remote)

@@ -80,9 +80,12 @@ class Store(Protocol):
     def set_run_state(self, run_id: str, state: RunState) -> None: ...
 
     # tasks
-    def insert_task(self, task: TaskRecord, *, event: tuple[str, dict[str, Any]] | None = None) -> bool:
+    def insert_task(self, task: TaskRecord, *, event: tuple[str, dict[str, Any]] | None = None,
+                    context: dict[str, Any] | None = None) -> bool:
         """Insert the task; False (and no change) when it exists. `event` (kind, data): logged in the
-        same transaction when the row was inserted, as `update_task`'s."""
+        same transaction when the row was inserted, as `update_task`'s; `context`: merged into the
+        task's context in that transaction too (a start killed after it still says where its
+        boundary came from)."""
 
     def get_task(self, run_id: str, task_id: str) -> TaskRecord | None: ...
 

@@ -172,7 +172,8 @@ class SQLStore:
                            " VALUES (:now, :run_id, :task_id, :kind, :data)",
                            {"run_id": run_id, "task_id": task_id, "kind": event[0], "data": dumps(event[1])})
 
-    def insert_task(self, task: TaskRecord, *, event: tuple[str, dict[str, Any]] | None = None) -> bool:
+    def insert_task(self, task: TaskRecord, *, event: tuple[str, dict[str, Any]] | None = None,
+                    context: dict[str, Any] | None = None) -> bool:
         with self._tx() as cursor:
             cursor.execute(
                 "INSERT INTO wtc_tasks(run_id, task_id, state, branch, worktree, boundary, author, head, result,"
@@ -186,6 +187,8 @@ class SQLStore:
             inserted = cursor.rowcount == 1
             if inserted:
                 self._insert_event(cursor, task.run_id, task.task_id, event)
+                if context:
+                    self._merge_context(cursor, task.run_id, task.task_id, context)
         if inserted:
             crash_point(f"task.written.{task.state.value}")
         return inserted
@@ -580,17 +583,21 @@ class SQLStore:
 
     def update_task_context(self, run_id: str, task_id: str, data: dict[str, Any]) -> None:
         """Merge `data` into the task's context (keys given replace the stored ones)."""
-        params = {"run_id": run_id, "task_id": task_id}
         with self._tx() as cursor:
-            # The row first (so two first writers cannot both merge into nothing), then locked, merged.
-            cursor.execute("INSERT INTO wtc_task_context(run_id, task_id, data, updated_at)"
-                           " VALUES (:run_id, :task_id, '{}', :now) ON CONFLICT DO NOTHING", params)
-            row = cursor.execute("SELECT data FROM wtc_task_context WHERE run_id = :run_id AND task_id = :task_id"
-                                 " FOR UPDATE", params).fetchone()
-            assert row is not None, "the row inserted above is gone"
-            merged = json.loads(row["data"]) | data
-            cursor.execute("UPDATE wtc_task_context SET data = :data, updated_at = :now"
-                           " WHERE run_id = :run_id AND task_id = :task_id", params | {"data": dumps(merged)})
+            self._merge_context(cursor, run_id, task_id, data)
+
+    @staticmethod
+    def _merge_context(cursor: Any, run_id: str, task_id: str, data: dict[str, Any]) -> None:
+        params = {"run_id": run_id, "task_id": task_id}
+        # The row first (so two first writers cannot both merge into nothing), then locked, merged.
+        cursor.execute("INSERT INTO wtc_task_context(run_id, task_id, data, updated_at)"
+                       " VALUES (:run_id, :task_id, '{}', :now) ON CONFLICT DO NOTHING", params)
+        row = cursor.execute("SELECT data FROM wtc_task_context WHERE run_id = :run_id AND task_id = :task_id"
+                             " FOR UPDATE", params).fetchone()
+        assert row is not None, "the row inserted above is gone"
+        merged = json.loads(row["data"]) | data
+        cursor.execute("UPDATE wtc_task_context SET data = :data, updated_at = :now"
+                       " WHERE run_id = :run_id AND task_id = :task_id", params | {"data": dumps(merged)})
 
     def task_contexts(self, run_id: str, task_id: str | None = None) -> list[dict[str, Any]]:
         sql, params = "SELECT * FROM wtc_task_context WHERE run_id = :run_id", {"run_id": run_id}
