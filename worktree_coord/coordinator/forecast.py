@@ -292,9 +292,8 @@ class ForecastOperations(CoordinatorBase):
         violations += self._refused_at_finish(run, task_id, me, report, tip, violations)
         from .stray_files import add_stray_file_fixes
 
-        add_stray_file_fixes(violations, [c.path for c in me.changes.values() if c.status == "added"],
-                             record.worktree if me.source == "worktree" else None,
-                             self.git.common_dir / "info" / "exclude", committed=False)
+        add_stray_file_fixes(violations, me.changes.values(), record.worktree if me.source == "worktree" else None,
+                             self.git.common_dir / "info" / "exclude", committed=False, read_blob=self.git.read_blob)
         mode = self._left_behind_mode(run)
         failed: list[str] = []   # the left-behind look gave no answer (failed inside, or too large): unanswered
         left_behind = self._left_behind(run_id, task_id, me, tip, failed) if mode is not SemanticMode.OFF else []

@@ -580,8 +580,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                         self._moves_taken_in(run, since))
                     violations = [v.to_json() for v in report.violations]
                     followed = report.followed
-                    add_stray_file_fixes(violations, [c.path for c in changes if c.status == "added"], task.worktree,
-                                         self.git.common_dir / "info" / "exclude", committed=True)
+                    add_stray_file_fixes(violations, changes, task.worktree, self.git.common_dir / "info" / "exclude",
+                                         committed=True, read_blob=self.git.read_blob)
                     markers = self._leftover_markers(task, tip)
                     violations += self._large_committed_files(run, task, since, tip)
                     reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
