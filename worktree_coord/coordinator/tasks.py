@@ -1014,7 +1014,16 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         conflicted = self.git.merge_into_worktree(path, tip, f"wtc: update {task_id} onto {run.integration_ref}",
                                                   name, email)
         crash_point("update.after_merge")
+        carried: list[str] = []   # reserved manifests merged as the task's intents onto integration's version
         for rel in conflicted:
+            if before is not None and boundaries.matches(task.boundary.reserved, rel):
+                from .reserved_update import carry_reserved_edit
+
+                note = carry_reserved_edit(self.git, path, rel, task=task_id, base=self.git.merge_base(before, tip),
+                                           ours=before, theirs=tip)
+                if note is not None:
+                    carried.append(note)
+                    continue
             merged, why = _structured_merge_in_worktree(self.git, path, rel, resolver)
             if not merged:
                 unresolved.append(rel)
@@ -1026,7 +1035,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         findings, pending = ([], []) if unresolved else self._update_findings(run, task, before, tip)
         blocking = bool(findings) and self._semantic_mode(run) is SemanticMode.BLOCK
         from ..check.left_behind import uses_outside_boundary
-        notes = cleared + uses_outside_boundary(task_id, run.run_id, task.boundary.own, findings)
+        notes = cleared + carried + uses_outside_boundary(task_id, run.run_id, task.boundary.own, findings)
         notes += [f"{rel} keeps conflict markers because {'; '.join(why)}" for rel, why in whys.items() if why]
         # Markers an earlier update left, still there: said again with their why (a second update
         # listed the file and nothing more, where the first had said what to do with it).
