@@ -24,7 +24,7 @@ from typing import Any
 from ..gitrepo.repository import GitRepo
 from ..merge.checks.linked import reading_profile
 from ..merge.checks.reach import added_words, gone_in_edit, near_words, reshaped_words, standing_words
-from ..merge.checks.semantic import resolved_alone, semantic_profile
+from ..merge.checks.semantic import semantic_profile
 from ..merge.checks.symbols import extract, fingerprint
 from ..merge.checks.versions import MAX_BYTES
 from .left_behind import MAX_CHANGED, _definitions_reader, _reshapes_reader, _specifiers_reader
@@ -84,17 +84,13 @@ def keep_task_facts(git: GitRepo, base: str, task_commit: str, kept: Any = None)
             kept.memo("reshaped-words", pair, lambda: reshaped_words(before, after), disk=True)
             kept.memo("added", pair, lambda: added_words(before, after), disk=True)
             kept.memo("near", pair, lambda: near_words(before, after), disk=True)
-    if len(all_changes) <= MAX_CHANGED and any(resolved_alone(semantic_profile(c.path).semantic) for c in changes):
+    if len(all_changes) <= MAX_CHANGED:
         # What its new versions' imports name in its own tree, with the module-index keys each
         # answer read: its merge takes them where the merged tree holds the same files at those
         # keys (semantic.import_answers; resolved at every merge before: "Cost of a merge").
-        import pygit2
-
         from ..merge.tree import task_import_answers
 
-        sides = {c.path: tuple((None if oid is None else pygit2.Oid(hex=oid), mode or 0) for oid, mode
-                               in ((c.old_oid, c.old_mode), (c.new_oid, c.new_mode))) for c in changes}
-        for blob, by_path in task_import_answers(git.repo, base, task_commit, sides, kept).items():
+        for blob, by_path in task_import_answers(git.repo, base, task_commit, kept).items():
             kept.memo("import-answers", blob, lambda: by_path, disk=True)
     # All of them again as one row, which the merge's prefetch reads first: one row and, of each
     # value, only what its check and look ask for unpickled (a row per fact, each unpickled, cost

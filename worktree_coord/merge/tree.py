@@ -184,15 +184,15 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
 
 
 def task_import_answers(repo: pygit2.Repository, base: pygit2.Oid | str, task: pygit2.Oid | str,
-                        theirs: Mapping[str, tuple[Side, Side]], index: MergeIndex) -> dict[bytes, dict]:
-    """What the imports of each file `task` changed (a commit or tree; `theirs`: its changes from
-    `base`, path -> its two sides) name, resolved as a merge of it onto `base` resolves them when
-    integration holds nothing else (semantic.import_answers: with the module-index keys each
-    answer read), for its finish to keep (check/task_facts.py). The check of its merge takes an
-    answer while the merged tree holds the same files at those keys, and computes it again where
-    another task's file stands at one."""
+                        index: MergeIndex) -> dict[bytes, dict]:
+    """What the imports of each file `task` changed (a commit or tree) name, resolved as a merge
+    of it onto `base` resolves them when integration holds nothing else (semantic.import_answers:
+    with the module-index keys each answer read), for its finish to keep (check/task_facts.py).
+    The check of its merge takes an answer while the merged tree holds the same files at those
+    keys, and computes it again where another task's file stands at one."""
     trees = [repo[_oid(x)].peel(pygit2.Tree) for x in (base, task)]
-    files = _tree_files(repo, [{}, dict(theirs), dict(theirs)])
+    theirs = task_changes(repo, trees[0], trees[1], index)
+    files = _tree_files(repo, [{}, theirs, theirs])
     mentions = _Mentions(repo, trees[0], trees[0], trees[1])
     return import_answers(files, mentions.file, mentions.folders, index)
 
