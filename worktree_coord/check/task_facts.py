@@ -43,8 +43,7 @@ def keep_task_facts(git: GitRepo, base: str, task_commit: str, kept: Any = None)
     # vendored tree) would pay for them all here, and its merge reads only the few a use reaches.
     # git's diff of the two trees, not the merge's own walk (merge.tree: the finish would load the
     # whole post-merge check with it); what the disk keeps of the versions already, loaded at once.
-    all_changes = git.changes(base, task_commit)
-    changes = [c for c in all_changes if semantic_profile(c.path) is not None][:MAX_CHANGED]
+    changes = [c for c in git.changes(base, task_commit) if semantic_profile(c.path) is not None][:MAX_CHANGED]
     edits = [(fingerprint(semantic_profile(c.path)), *(None if oid is None else bytes.fromhex(oid)
                                                        for oid in (c.old_oid, c.new_oid))) for c in changes]
     kept.prefetch_edits(edits)
@@ -84,14 +83,6 @@ def keep_task_facts(git: GitRepo, base: str, task_commit: str, kept: Any = None)
             kept.memo("reshaped-words", pair, lambda: reshaped_words(before, after), disk=True)
             kept.memo("added", pair, lambda: added_words(before, after), disk=True)
             kept.memo("near", pair, lambda: near_words(before, after), disk=True)
-    if len(all_changes) <= MAX_CHANGED:
-        # What its new versions' imports name in its own tree, with the module-index keys each
-        # answer read: its merge takes them where the merged tree holds the same files at those
-        # keys (semantic.import_answers; resolved at every merge before: "Cost of a merge").
-        from ..merge.tree import task_import_answers
-
-        for blob, by_path in task_import_answers(git.repo, base, task_commit, kept).items():
-            kept.memo("import-answers", blob, lambda: by_path, disk=True)
     # All of them again as one row, which the merge's prefetch reads first: one row and, of each
     # value, only what its check and look ask for unpickled (a row per fact, each unpickled, cost
     # a drain's merge more than its tip's side of reach.py: "Cost of a merge").

@@ -41,8 +41,7 @@ from .checks.import_paths import grouped_modules
 from .checks.merge_index import MISSING, TABLES_EVERY, MergeIndex, shared_index
 from .checks.pin_words import BlobWords, PinWords, git_words, mentioning
 from .checks.module_index import ModuleTables
-from .checks.semantic import PATH_FACTS, find_broken_names, import_answers, kept_import_keys, module_fact, resolved_alone, \
-    semantic_profile
+from .checks.semantic import PATH_FACTS, find_broken_names, kept_import_keys, module_fact, resolved_alone, semantic_profile
 from .checks.symbols import IMPORTS_ONLY, extract, fingerprint
 from .checks.tip_index import Imports, TipIndex, standing_words
 from .checks.versions import MAX_BYTES
@@ -181,20 +180,6 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
                                  spelled=_spelled_in(repo, trees[0].id, trees[3].id, index))
     finally:
         index.settle()   # what the check computed, on disk for the next process (held by a drain)
-
-
-def task_import_answers(repo: pygit2.Repository, base: pygit2.Oid | str, task: pygit2.Oid | str,
-                        index: MergeIndex) -> dict[bytes, dict]:
-    """What the imports of each file `task` changed (a commit or tree) name, resolved as a merge
-    of it onto `base` resolves them when integration holds nothing else (semantic.import_answers:
-    with the module-index keys each answer read), for its finish to keep (check/task_facts.py).
-    The check of its merge takes an answer while the merged tree holds the same files at those
-    keys, and computes it again where another task's file stands at one."""
-    trees = [repo[_oid(x)].peel(pygit2.Tree) for x in (base, task)]
-    theirs = task_changes(repo, trees[0], trees[1], index)
-    files = _tree_files(repo, [{}, theirs, theirs])
-    mentions = _Mentions(repo, trees[0], trees[0], trees[1])
-    return import_answers(files, mentions.file, mentions.folders, index)
 
 
 def task_changes(repo: pygit2.Repository, base: pygit2.Tree, theirs: pygit2.Tree,

@@ -416,12 +416,6 @@ class MergeIndex:
                 self._pending[row] = value
         return value
 
-    def known_memo(self, kind: str, key: Any) -> Any:
-        """The `memo` answer of (kind, key) this process holds (computed, or loaded by `prefetch`),
-        else MISSING: for an answer its reader takes only where it holds (computing it is the
-        reader's own question)."""
-        return self._get(self._memo, (kind, key))
-
     def _get(self, table: OrderedDict, key: Any) -> Any:
         """table[key] (marked recently used), or _MISSING; under the lock: a server's worker
         threads share one index."""
@@ -855,9 +849,8 @@ PAIR_KINDS = {"reshaped": b"r"}
 # lines it touched with those above them).
 MEMO_KINDS = {"gone": b"g", "reshaped-words": b"w", "added": b"a", "near": b"n"}
 # The kinds of `memo` answers keyed by one blob's raw id that the disk keeps: a task's new version's
-# words (reach.standing_words, which the next tip's tables and reach's pairing read of it), and what
-# its imports name in its own tree with the keys that answer read (semantic.import_answers).
-BLOB_MEMO_KINDS = {"words": b"s", "import-answers": b"i"}
+# words (reach.standing_words, which the next tip's tables and reach's pairing read of it).
+BLOB_MEMO_KINDS = {"words": b"s"}
 
 
 def _edit_keys(edits: list[tuple[str, bytes | None, bytes | None]]) -> tuple[list[tuple[str, bytes]],

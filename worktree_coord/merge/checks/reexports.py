@@ -48,7 +48,7 @@ from typing import Callable, Iterable, Protocol
 
 from ..ecosystems.crate_paths import CratePaths
 from ..ecosystems.path_maps import PathMaps
-from ..languages.profiles import PackageRules, Profile, SemanticRules, profile_for_path
+from ..languages.profiles import PackageRules, SemanticRules, profile_for_path
 from .reach import spelling
 
 # profile_for_path by path, remembered: `reached` asks it for each of a drain's users on every merge.
@@ -88,8 +88,6 @@ class _Merge(Protocol):
     def resolve(self, module: str, importer: str, rules: SemanticRules) -> list[str]: ...
 
     def files_at(self, key: tuple[str, str], rules: SemanticRules) -> tuple[str, ...]: ...
-
-    def finished_answer(self, path: str, blob: bytes, profile: Profile, tree_key: bytes | None) -> tuple | None: ...
 
 
 def module_parts(module: str, rules: SemanticRules) -> tuple[bool, int, list[str]]:
@@ -846,8 +844,6 @@ class ReExports:
         if self._tree_key is not None and blob is not None and kept_rules(rules):
             full = (self._tree_key, user, blob, rules)
             kept = _USERS.get(full)
-            if kept is None:   # what the task's finish resolved (semantic.import_answers)
-                kept = self._merge.finished_answer(user, blob, _profile(user), self._tree_key)
             if kept is not None:
                 files_at = self._merge.files_at
                 if all(files_at(key, rules) == named for key, named in kept[0]):

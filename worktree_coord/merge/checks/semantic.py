@@ -662,8 +662,6 @@ class _Check:
         rules = profile.semantic
         full = (path, blob, rules)
         kept = _IMPORTED.get(full)
-        if kept is None:
-            kept = self.finished_answer(path, blob, profile, None)   # what the task's finish resolved
         if kept is not None and all(self.files_at(key, rules) == named for key, named in kept[0]):
             return kept[1]
         found = self._imported_files(path)
@@ -672,20 +670,6 @@ class _Check:
             _IMPORTED.clear()
         _IMPORTED[full] = (tuple((key, self.files_at(key, rules)) for key in keys), found)
         return found
-
-    def finished_answer(self, path: str, blob: bytes, profile: Profile, tree_key: bytes | None) -> tuple | None:
-        """What the finish of the task that wrote `path`'s version `blob` kept of its imports
-        (import_answers, loaded with the task's facts): `imported_files`' entry (`tree_key`
-        None), else reexports' `_leading_imports` entry over that base tree; None: none kept.
-        Each is taken, as a kept answer of an earlier merge is, only while the files at its keys
-        are the same."""
-        answers = self.index.known_memo("import-answers", blob) if self.index is not None else None
-        entry = answers.get(path) if isinstance(answers, dict) else None
-        if entry is None or entry[0] != fingerprint(profile):
-            return None
-        if tree_key is None:
-            return entry[2]
-        return entry[3] if entry[1] == tree_key else None
 
     def may_import(self, user: str, path: str) -> bool:
         """Whether imported_files(user) may hold `path`; False only where it surely does not, told
@@ -2272,38 +2256,6 @@ def import_keys(symbols: Symbols | None, path: str, rules: SemanticRules) -> fro
         for item in symbols.imports if item.name is not None] + list(symbols.star_modules) + list(symbols.spelled_modules)
     folder = posixpath.dirname(path)
     return frozenset(key for module in modules for key in _lead_keys(module, folder, rules) or ())
-
-
-def import_answers(files: Iterable[Versions], tree_file: TreeFile, tree_folders: TreeFolders | None,
-                   index: "MergeIndex") -> dict[bytes, dict[str, tuple]]:
-    """blob -> path -> (its profile's fingerprint, the base tree's key, `imported_files`' kept
-    entry, reexports' `_leading_imports` entry; each None where not kept) of every file of `files`
-    (a task's changed files, as a merge of the task alone onto its base reads them; `tree_file`
-    a tree reader with the base's `base_key`, tree._Mentions.file) whose imports are answered by
-    keys (resolved_alone): each entry holds the module-index keys it read with the files of this
-    check at them (reexports._lead_keys: the proof that the answer is a function of those), so a
-    merge whose files at those keys are the same takes it (`finished_answer`), and a merge where
-    another task's file stands at one computes it again."""
-    from .reexports import _USERS
-
-    check = _Check(list(files), ("ours", "base", "theirs"), {}, True, tree_file, tree_folders)
-    check.index = index
-    tree_key = getattr(getattr(tree_file, "__self__", None), "base_key", None)
-    out: dict[bytes, dict[str, tuple]] = {}
-    for path, versions in check.files.items():
-        profile = semantic_profile(path)
-        blob_id = getattr(versions, "blob_id", None)
-        blob = blob_id("merged") if blob_id is not None else None
-        if blob is None or profile is None or not resolved_alone(profile.semantic):
-            continue
-        rules = profile.semantic
-        check.imported_files(path)
-        users = None
-        if rules.module_files and tree_key is not None:
-            check.reexports._leading_imports(path, rules)
-            users = _USERS.get((tree_key, path, blob, rules))
-        out.setdefault(blob, {})[path] = (fingerprint(profile), tree_key, _IMPORTED.get((path, blob, rules)), users)
-    return out
 
 
 def kept_import_keys(symbols: Symbols | None, path: str, blob: bytes, rules: SemanticRules) -> frozenset[tuple[str, str]]:
