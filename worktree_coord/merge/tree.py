@@ -41,7 +41,7 @@ from .checks.import_paths import grouped_modules
 from .checks.merge_index import MISSING, TABLES_EVERY, MergeIndex, shared_index
 from .checks.pin_words import BlobWords, PinWords, git_words, mentioning
 from .checks.module_index import ModuleTables
-from .checks.semantic import PATH_FACTS, find_broken_names, import_keys, module_fact, resolved_alone, semantic_profile
+from .checks.semantic import PATH_FACTS, find_broken_names, kept_import_keys, module_fact, resolved_alone, semantic_profile
 from .checks.symbols import IMPORTS_ONLY, extract, fingerprint
 from .checks.tip_index import Imports, TipIndex, standing_words
 from .checks.versions import MAX_BYTES
@@ -260,7 +260,7 @@ def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: 
     rules = profile.semantic
     return (any(item.name is None and item.scope is None for item in found.imports),
             frozenset(item.bound for item in found.imports if item.name is not None),
-            import_keys(found, path, rules) if resolved_alone(rules) else None)
+            kept_import_keys(found, path, oid.raw, rules) if resolved_alone(rules) else None)
 
 
 def _modules(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: pygit2.Oid) -> frozenset[str]:

@@ -164,6 +164,22 @@ def _lead_keys(module: str, folder: str, rules: SemanticRules) -> tuple[tuple[st
     `wanted` (relative) or of a stem ending in the module's last part (absolute)."""
     if not kept_rules(rules):
         return None
+    key = (module, folder, rules)
+    found = _KEYS_OF.get(key)
+    if found is None:
+        if len(_KEYS_OF) >= LEADS_KEPT:
+            _KEYS_OF.clear()
+        found = _KEYS_OF[key] = _keys_of(module, folder, rules)
+    return found
+
+
+# (module, importer's folder, rules) -> _lead_keys' answer, pure in them: a drain asks it of every
+# import of every file its merges pair (import_keys, _leading_imports_of), the same few hundred
+# (module, folder) pairs at each merge. Dropped whole past LEADS_KEPT.
+_KEYS_OF: dict[tuple, tuple[tuple[str, str], ...]] = {}
+
+
+def _keys_of(module: str, folder: str, rules: SemanticRules) -> tuple[tuple[str, str], ...]:
     relative, up, parts = module_parts(module, rules)
     if relative:
         directory = folder

@@ -700,13 +700,10 @@ class _Check:
         """The keys of the merge's module index that imported_files(path) answers from (every
         module it imports, each imported name as a module, its star modules): kept by (path,
         merged blob, rules), in which they are pure."""
-        full = (path, blob, rules)
-        keys = _IMPORT_KEYS.get(full)
+        keys = _IMPORT_KEYS.get((path, blob, rules))
         if keys is None:
-            keys = import_keys(self.imports(path, "merged") if self.files[path].exists("merged") else None, path, rules)
-            if len(_IMPORT_KEYS) >= 65536:
-                _IMPORT_KEYS.clear()
-            _IMPORT_KEYS[full] = keys
+            keys = kept_import_keys(self.imports(path, "merged") if self.files[path].exists("merged") else None,
+                                    path, blob, rules)
         return keys
 
     def _imported_files(self, path: str) -> frozenset[str]:
@@ -2259,6 +2256,20 @@ def import_keys(symbols: Symbols | None, path: str, rules: SemanticRules) -> fro
         for item in symbols.imports if item.name is not None] + list(symbols.star_modules) + list(symbols.spelled_modules)
     folder = posixpath.dirname(path)
     return frozenset(key for module in modules for key in _lead_keys(module, folder, rules) or ())
+
+
+def kept_import_keys(symbols: Symbols | None, path: str, blob: bytes, rules: SemanticRules) -> frozenset[tuple[str, str]]:
+    """import_keys of `path`'s version `blob` (`symbols`: its imports, as the check reads them by
+    the blob), kept by (path, blob, rules): a task's new file has them computed by its merge's
+    check (_Check._import_keys) and again by the next tip's tables, which take the file in."""
+    full = (path, blob, rules)
+    keys = _IMPORT_KEYS.get(full)
+    if keys is None:
+        keys = import_keys(symbols, path, rules)
+        if len(_IMPORT_KEYS) >= 65536:
+            _IMPORT_KEYS.clear()
+        _IMPORT_KEYS[full] = keys
+    return keys
 
 
 def module_keys(path: str, index_names: Iterable[str]) -> set[tuple[str, str]]:
