@@ -26,8 +26,9 @@ Each method runs on its own copy of the repository (so no method finds the objec
                 in code no side changed, of what the task removed): both checks a run's merge
                 makes by default (the checks alone: the queue's own work around them, leases,
                 records, ports, is wtc-merge's). The pin's word index the look
-                reads is built before the timing, as `wtc run start` builds it, and loaded from
-                disk by the drain; its build's CPU is printed apart (paths: pin_index_cpu_s)
+                reads is built before the timing, in a process of its own as `wtc run start`
+                builds it, and loaded from disk by the drain (as wtc-merge's drain loads the one its
+                run start wrote); its build's CPU is printed apart (paths: pin_index_cpu_s)
   engine-run-finished  engine-run after each task's finish-side facts (check/task_facts.py: its
                 changed files' versions extracted, as `wtc task finish` does before its merge) were
                 computed in another process and written to the merge index, which the drain loads
@@ -193,14 +194,14 @@ def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = Fal
     pin_index = {}
     if left_behind:
         # What `wtc run start` does for a run that looks (coordinator/runs.py): the pin's word index
-        # built and written to disk, outside the drain, by another MergeIndex than the drain's, so
-        # the drain loads it from disk as a `wtc merge` process does. Its cost is printed apart.
-        from worktree_coord.merge.checks.merge_index import MergeIndex, index_folder
-        from worktree_coord.merge.checks.pin_words import keep_pin_words
-
-        cpu1 = _cpu()
-        keep_pin_words(repo, base, MergeIndex(index_folder(repo)))
-        pin_index = {"pin_index_cpu_s": round(_cpu() - cpu1, 3)}
+        # built and written to disk, outside the drain, in another process, so the drain loads it
+        # from disk as a `wtc merge` process does (wtc-merge's run start was in prepare_run's
+        # process). Built in this one, it left the drain warm caches the wtc-merge child's drain
+        # fills itself (the pin's trees in libgit2's object cache, the words' modules): ~140 M
+        # instructions the engine's figure did not pay. Its cost is printed apart.
+        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--pin-words", str(repo_dir)],
+                              capture_output=True, text=True, check=True)
+        pin_index = json.loads(done.stdout.splitlines()[-1])
     if finished:
         # What each task's `wtc task finish` computes before its merge (check/task_facts.py, the
         # finish's own code path), in another process, as the agents' finishes run: the drain
@@ -234,6 +235,18 @@ def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = Fal
     paths["packs written"] = len(list((repo_dir / "objects" / "pack").glob("*.pack"))) - packs_before
     return _summary(times, wall, cpu, tree, paths=paths | pin_index,
                     phases={k: round(statistics.median(v), 2) for k, v in phases.items()})
+
+
+def pin_words(repo_dir: Path) -> dict:
+    """The pin's word index (pin_words.keep_pin_words), as `wtc run start` builds it, written to the
+    repository's merge index; the CPU it took, apart."""
+    from worktree_coord.merge.checks.merge_index import MergeIndex, index_folder
+    from worktree_coord.merge.checks.pin_words import keep_pin_words
+
+    repo = pygit2.Repository(str(repo_dir))
+    cpu0 = _cpu()
+    keep_pin_words(repo, repo.references["refs/heads/main"].target, MergeIndex(index_folder(repo)))
+    return {"pin_index_cpu_s": round(_cpu() - cpu0, 3)}
 
 
 def finish_facts(repo_dir: Path, tasks: int) -> dict:
@@ -495,9 +508,13 @@ def main() -> int:
     parser.add_argument("--gen", help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)
     parser.add_argument("--facts", help=argparse.SUPPRESS)   # finish_facts of this repository, in this process
+    parser.add_argument("--pin-words", help=argparse.SUPPRESS)   # pin_words of this repository, in this process
     args = parser.parse_args()
     global IMPORTS
     IMPORTS = args.imports
+    if args.pin_words:
+        print(json.dumps(pin_words(Path(args.pin_words))))
+        return 0
     if args.facts:
         print(json.dumps(finish_facts(Path(args.facts), args.tasks)))
         return 0
