@@ -280,6 +280,21 @@ def _own_state(repo_dir: Path) -> None:
     os.environ["WTC_STATE_DIR"] = str(repo_dir / ".git" / "bench-state")
 
 
+def _kept_facts_from(machine: Path, repo_dir: Path) -> None:
+    """The facts kept on disk for later processes (kept_on_disk.py: the words a query needs, the
+    profiles' index...) copied from the machine's state folder, which the engine children read, into
+    the run's own (_own_state): both children then find the same ones. Without them the wtc-merge
+    child derived, inside its timing, what every process on a machine that ran `wtc` before reads
+    (the star-names query's words: a tree-sitter query compiled, 92 M instructions), which the
+    prepared run's finishes never needed and the engine children read from the machine's folder."""
+    own = repo_dir / ".git" / "bench-state"
+    for entry in machine.iterdir() if machine.is_dir() else ():
+        # (not the port leases: port_registry.LEASES_FOLDER, named here so that the timed call, not
+        # this copy, imports the registry's module, as the merge call of a `wtc merge` process does)
+        if entry.is_dir() and entry.name != "ports":
+            shutil.copytree(entry, own / entry.name, dirs_exist_ok=True)
+
+
 def prepare_run(gen: Path, out: Path, files: int, tasks: int) -> None:
     """A clone of `gen` with a wtc run whose `tasks` tasks are started (sparse, owning their package)
     and finished with --no-merge through the Coordinator, each writing what its task branch holds:
@@ -431,7 +446,11 @@ def _run(method: str, gen: Path, work: Path, tasks: int, code: str | None = None
 
 def _run_here(method: str, gen: Path, work: Path, tasks: int) -> dict:
     """The child's side of _run: a fresh copy of the repository, the speed probe, the method."""
+    machine = None
     if method == "wtc-merge":
+        from worktree_coord.config import user_state_dir
+
+        machine = user_state_dir()   # the engine children's, with the facts kept there
         gen = gen.with_name(gen.name + "-wtc")   # the prepared run (prepare_run), a clone with its store
         work = _wtc_work(gen)
         _own_state(work)
@@ -441,6 +460,8 @@ def _run_here(method: str, gen: Path, work: Path, tasks: int) -> dict:
     # are one file a lease with a name a port, as wtc writes them; shutil.copytree made each name a
     # file of its own, and the drain's release read ten files a task where wtc reads one.
     subprocess.run(["cp", "-a", str(gen), str(work)], check=True)
+    if machine is not None:
+        _kept_facts_from(machine, work)
     before = _speed()
     try:
         res = _method(method, work, tasks)
