@@ -462,7 +462,8 @@ class MergeOperations(CoordinatorBase):
         # The event in the record's own transaction, as every task write's: a process killed between two
         # writes left a task merged with no `task.merged` (found under load in tests/fanout/test_resume.py's
         # SIGKILLed runner: the timeline and the integration branch's last recorded tip read those events).
-        return result, TaskWrite(task.task_id, {"state": TaskState.MERGED, "result": result.to_json() | self._carry(task)},
+        stored = result.to_json(copy=False) | self._carry(task)   # serialised by the write, not kept
+        return result, TaskWrite(task.task_id, {"state": TaskState.MERGED, "result": stored},
                                  holder=self._fence(run.run_id, task.task_id), event=("task.merged", merge_info))
 
     def _merged_recorded(self, run: RunRecord, task: TaskRecord, new_tip: str, *, ports_released: bool) -> None:
