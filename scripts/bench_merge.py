@@ -40,7 +40,9 @@ Each method runs on its own copy of the repository (so no method finds the objec
                 of the queue pays besides its merges and checks (task leases, store reads and
                 writes, the boundary checked again, the records, events). The finishes are made
                 once per generated repository (gen-...-wtc, not timed); the timing is the merge
-                call (its Coordinator opened inside it), per-merge figures are its total / N
+                call (its Coordinator opened inside it), per-merge figures are its total / N. Its
+                state folder (the run's port leases) is given the facts the machine's holds for
+                later processes (kept_on_disk.py), which the engine children read there
   baseline      per merge: `git merge-tree --write-tree` + `git commit-tree` + `git update-ref`
 All methods must end on the same tree (checked). Printed: per-merge median / p95 / mean of the
 first and last 10, totals (wall and CPU incl. children), and the two target ratios:
