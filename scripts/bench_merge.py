@@ -26,8 +26,9 @@ Each method runs on its own copy of the repository (so no method finds the objec
                 in code no side changed, of what the task removed): both checks a run's merge
                 makes by default (the checks alone: the queue's own work around them, leases,
                 records, ports, is wtc-merge's). The pin's word index the look
-                reads is built before the timing, as `wtc run start` builds it, and loaded from
-                disk by the drain; its build's CPU is printed apart (paths: pin_index_cpu_s)
+                reads is built before the timing, in a process of its own as `wtc run start`
+                builds it, and loaded from disk by the drain (as wtc-merge's drain loads the one its
+                run start wrote); its build's CPU is printed apart (paths: pin_index_cpu_s)
   engine-run-finished  engine-run after each task's finish-side facts (check/task_facts.py: its
                 changed files' versions extracted, as `wtc task finish` does before its merge) were
                 computed in another process and written to the merge index, which the drain loads
@@ -39,7 +40,9 @@ Each method runs on its own copy of the repository (so no method finds the objec
                 of the queue pays besides its merges and checks (task leases, store reads and
                 writes, the boundary checked again, the records, events). The finishes are made
                 once per generated repository (gen-...-wtc, not timed); the timing is the merge
-                call (its Coordinator opened inside it), per-merge figures are its total / N
+                call (its Coordinator opened inside it), per-merge figures are its total / N. Its
+                state folder (the run's port leases) is given the facts the machine's holds for
+                later processes (kept_on_disk.py), which the engine children read there
   baseline      per merge: `git merge-tree --write-tree` + `git commit-tree` + `git update-ref`
 All methods must end on the same tree (checked). Printed: per-merge median / p95 / mean of the
 first and last 10, totals (wall and CPU incl. children), and the two target ratios:
@@ -193,14 +196,14 @@ def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = Fal
     pin_index = {}
     if left_behind:
         # What `wtc run start` does for a run that looks (coordinator/runs.py): the pin's word index
-        # built and written to disk, outside the drain, by another MergeIndex than the drain's, so
-        # the drain loads it from disk as a `wtc merge` process does. Its cost is printed apart.
-        from worktree_coord.merge.checks.merge_index import MergeIndex, index_folder
-        from worktree_coord.merge.checks.pin_words import keep_pin_words
-
-        cpu1 = _cpu()
-        keep_pin_words(repo, base, MergeIndex(index_folder(repo)))
-        pin_index = {"pin_index_cpu_s": round(_cpu() - cpu1, 3)}
+        # built and written to disk, outside the drain, in another process, so the drain loads it
+        # from disk as a `wtc merge` process does (wtc-merge's run start was in prepare_run's
+        # process). Built in this one, it left the drain warm caches the wtc-merge child's drain
+        # fills itself (the pin's trees in libgit2's object cache, the words' modules): ~140 M
+        # instructions the engine's figure did not pay. Its cost is printed apart.
+        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--pin-words", str(repo_dir)],
+                              capture_output=True, text=True, check=True)
+        pin_index = json.loads(done.stdout.splitlines()[-1])
     if finished:
         # What each task's `wtc task finish` computes before its merge (check/task_facts.py, the
         # finish's own code path), in another process, as the agents' finishes run: the drain
@@ -236,6 +239,18 @@ def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = Fal
                     phases={k: round(statistics.median(v), 2) for k, v in phases.items()})
 
 
+def pin_words(repo_dir: Path) -> dict:
+    """The pin's word index (pin_words.keep_pin_words), as `wtc run start` builds it, written to the
+    repository's merge index; the CPU it took, apart."""
+    from worktree_coord.merge.checks.merge_index import MergeIndex, index_folder
+    from worktree_coord.merge.checks.pin_words import keep_pin_words
+
+    repo = pygit2.Repository(str(repo_dir))
+    cpu0 = _cpu()
+    keep_pin_words(repo, repo.references["refs/heads/main"].target, MergeIndex(index_folder(repo)))
+    return {"pin_index_cpu_s": round(_cpu() - cpu0, 3)}
+
+
 def finish_facts(repo_dir: Path, tasks: int) -> dict:
     """Each task's finish-side facts (check/task_facts.keep_task_facts), as `wtc task finish` computes
     them, written to the repository's merge index; the CPU they took (all tasks), apart."""
@@ -265,6 +280,21 @@ def _own_state(repo_dir: Path) -> None:
     """The machine's port registry (user_state_dir) kept inside the repository for this process, so
     the prepared tasks' port leases travel with each copy and the machine's registry is untouched."""
     os.environ["WTC_STATE_DIR"] = str(repo_dir / ".git" / "bench-state")
+
+
+def _kept_facts_from(machine: Path, repo_dir: Path) -> None:
+    """The facts kept on disk for later processes (kept_on_disk.py: the words a query needs, the
+    profiles' index...) copied from the machine's state folder, which the engine children read, into
+    the run's own (_own_state): both children then find the same ones. Without them the wtc-merge
+    child derived, inside its timing, what every process on a machine that ran `wtc` before reads
+    (the star-names query's words: a tree-sitter query compiled, 92 M instructions), which the
+    prepared run's finishes never needed and the engine children read from the machine's folder."""
+    own = repo_dir / ".git" / "bench-state"
+    for entry in machine.iterdir() if machine.is_dir() else ():
+        # (not the port leases: port_registry.LEASES_FOLDER, named here so that the timed call, not
+        # this copy, imports the registry's module, as the merge call of a `wtc merge` process does)
+        if entry.is_dir() and entry.name != "ports":
+            shutil.copytree(entry, own / entry.name, dirs_exist_ok=True)
 
 
 def prepare_run(gen: Path, out: Path, files: int, tasks: int) -> None:
@@ -418,7 +448,11 @@ def _run(method: str, gen: Path, work: Path, tasks: int, code: str | None = None
 
 def _run_here(method: str, gen: Path, work: Path, tasks: int) -> dict:
     """The child's side of _run: a fresh copy of the repository, the speed probe, the method."""
+    machine = None
     if method == "wtc-merge":
+        from worktree_coord.config import user_state_dir
+
+        machine = user_state_dir()   # the engine children's, with the facts kept there
         gen = gen.with_name(gen.name + "-wtc")   # the prepared run (prepare_run), a clone with its store
         work = _wtc_work(gen)
         _own_state(work)
@@ -428,6 +462,8 @@ def _run_here(method: str, gen: Path, work: Path, tasks: int) -> dict:
     # are one file a lease with a name a port, as wtc writes them; shutil.copytree made each name a
     # file of its own, and the drain's release read ten files a task where wtc reads one.
     subprocess.run(["cp", "-a", str(gen), str(work)], check=True)
+    if machine is not None:
+        _kept_facts_from(machine, work)
     before = _speed()
     try:
         res = _method(method, work, tasks)
@@ -495,9 +531,13 @@ def main() -> int:
     parser.add_argument("--gen", help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)
     parser.add_argument("--facts", help=argparse.SUPPRESS)   # finish_facts of this repository, in this process
+    parser.add_argument("--pin-words", help=argparse.SUPPRESS)   # pin_words of this repository, in this process
     args = parser.parse_args()
     global IMPORTS
     IMPORTS = args.imports
+    if args.pin_words:
+        print(json.dumps(pin_words(Path(args.pin_words))))
+        return 0
     if args.facts:
         print(json.dumps(finish_facts(Path(args.facts), args.tasks)))
         return 0

@@ -198,3 +198,16 @@ def test_to_json_copies_every_payload_as_dataclasses_asdict_does() -> None:
     odd = TaskFinished(changed=[{"at": named(1, [2])}], conflicts=[collections.OrderedDict(a=[1])])
     assert odd.to_json() == dataclasses.asdict(odd)
     assert type(odd.to_json()["changed"][0]["at"]) is named
+
+
+def test_a_result_s_fields_uncopied_serialise_as_its_copy_does():
+    """`to_json(copy=False)`: the same fields and values as `to_json()` (what the store writes of a
+    drain's records), the values themselves rather than copies of them."""
+    from worktree_coord.model import dumps
+    from worktree_coord.results import TaskFinished
+
+    result = TaskFinished(run="r", task="t", state="merged", changed=[{"path": "a.py", "status": "modified"}],
+                          merge={"merge_commit": "c" * 40, "resolved": ["a.py"]}, notes=["n"])
+    shared = result.to_json(copy=False)
+    assert shared == result.to_json() and dumps(shared) == dumps(result.to_json())
+    assert shared["changed"] is result.changed and result.to_json()["changed"] is not result.changed

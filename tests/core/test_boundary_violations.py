@@ -283,3 +283,19 @@ def test_violation_through_the_cli_exits_3_with_every_path(repo):
     # The way out is in the JSON too (an agent reading --json or an MCP result has no text renderer).
     assert finished["notes"][0] == f"fix the paths in {wt} and run `wtc task finish t --run r1` again"
     assert "restore --source=" in finished["notes"][1] and "docs/new.md packages/web/index.js" in finished["notes"][1]
+
+
+@pytest.mark.parametrize("path, refused", [
+    (".git/config", True), ("pkg/.GIT/hooks/pre-commit", True), ("pkg/.git. /x", True), ("pkg/GIT~1/x", True),
+    ("pkg/.gitignore", False), ("pkg/legit/x.py", False), ("pkg/digits/git.py", False), ("pkg/a.py", False),
+])
+def test_a_path_under_a_git_folder_is_refused_whatever_its_case_and_trailing_dots(path, refused):
+    """Checked from the commits alone (a merge's boundary checked again): a part that is `.git` or
+    `git~1` once lowered and stripped of trailing dots and spaces (as Windows reads it) is refused,
+    whatever else the path holds; a name that merely contains "git" is the task's own."""
+    from worktree_coord.boundary.check import check_changes
+    from worktree_coord.gitrepo.repository import Change
+    from worktree_coord.model import Boundary
+
+    report = check_changes([Change(path, None, 0o100644, None, "0" * 40)], Boundary(own=("**",)), lambda oid: b"")
+    assert [v.rule for v in report.violations] == (["git_dir"] if refused else []), report.violations

@@ -80,6 +80,26 @@ def test_a_drain_killed_on_either_side_of_its_one_move_is_finished_by_the_next(r
         assert git(repo, "show", f"{INTEGRATION}:packages/{name}/f.txt") == name
 
 
+def test_a_drain_records_its_merges_in_one_write_so_a_kill_after_it_leaves_none_unrecorded(repo):
+    """The records of the merges one move published are one store transaction: killed as soon as a
+    task is recorded merged (crash point `task.written.merged`), every task of the drain is, each
+    with its own merge commit and its one `task.merged` event, and the next drain has nothing to do."""
+    finished(repo)
+    killed = subprocess.run([sys.executable, "-m", "worktree_coord", "merge", "--run", "r1", "--json"],
+                            cwd=repo, env=dict(os.environ, WTC_CRASH_AT="task.written.merged"), capture_output=True)
+    assert killed.returncode == -9
+    commits = merge_commits(repo)[::-1]
+    with Coordinator(repo) as coord:
+        records = {t.task_id: (t.state.value, (t.result.get("merge") or {}).get("merge_commit"))
+                   for t in coord.store.list_tasks("r1")}
+        events = [e["task_id"] for e in coord.store.events("r1") if e["kind"] == "task.merged"]
+    assert sorted(state for state, _ in records.values()) == ["merged"] * 3
+    assert sorted(commit for _, commit in records.values()) == sorted(commits) and len(commits) == 3
+    assert sorted(events) == sorted(TASKS)
+    code, again = wtc(repo, "merge", "--run", "r1")
+    assert code == 0 and again["tasks"] == []
+
+
 class _MovesIntegration(ListReporter):
     """Moves integration (a commit on top of it, as another merger's would be) when the drain has
     built its second merge: the drain's one compare-and-swap then finds the ref moved."""

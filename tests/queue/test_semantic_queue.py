@@ -475,3 +475,23 @@ def test_uses_outside_the_boundary_in_two_files_give_the_widen_command_once(repo
             "split_words), or the lead widens the task (the command below) and it updates the use",
             "the lead's one widen for the uses above: `wtc task widen rename-parse --run r8 --own '/pkg/app.py' "
             "--own '/pkg/cli.py' --why '...'`"], "\n".join(finished.notes)
+
+
+def test_a_drain_s_warning_names_the_task_merged_before_it_in_the_same_drain(repo: Path) -> None:
+    """`wtc merge` records the merges of one drain together, but a merge whose warnings name the
+    tasks they met is recorded after the ones before it: its warning names the remover, merged
+    earlier in the same drain."""
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r3", semantic="warn")
+        remover = Path(coordinator.start_task("r3", "remove-parse", ["pkg/util.py"]).worktree)
+        user = Path(coordinator.start_task("r3", "use-parse", ["pkg/app.py"]).worktree)
+        write(remover, {"pkg/util.py": "def render(items):\n    return ', '.join(items)\n"})
+        write(user, {"pkg/app.py": APP.replace("import render", "import parse, render")
+                     .replace("return render(items)", "return render(parse(items))")})
+        assert coordinator.finish_task("r3", "remove-parse", merge=False).state == "finished"
+        assert coordinator.finish_task("r3", "use-parse", merge=False).state == "finished"
+        report = coordinator.merge("r3")
+        assert [(row["task"], row["state"]) for row in report.tasks] == [("remove-parse", "merged"),
+                                                                         ("use-parse", "merged")]
+        [warning] = coordinator.store.get_task("r3", "use-parse").result["merge"]["semantic"]
+        assert warning["removed_by_task"] == "remove-parse" and warning["name"] == "parse"

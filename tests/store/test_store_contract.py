@@ -20,7 +20,7 @@ import pytest
 from tests.store.store_helpers import open_address
 from worktree_coord.errors import BusyError, LeaseLost, StoreError
 from worktree_coord.model import Boundary, RunRecord, RunState, TaskRecord, TaskState
-from worktree_coord.store import ClaimStatus, admission, heartbeat, leases
+from worktree_coord.store import ClaimStatus, TaskWrite, admission, heartbeat, leases
 from worktree_coord.store.idempotency import Outcome, run_once
 from worktree_coord.store.liveness import current_owner
 
@@ -174,6 +174,30 @@ def test_fenced_writes_need_the_lease(store):
         store.update_task("r", "t", state=TaskState.MERGED, holder=(name, me))
     assert "someone-else" in stolen.value.message
     assert store.get_task("r", "t").state is TaskState.FINISHED, "a refused write changes nothing"
+
+
+def test_task_writes_in_one_transaction_are_all_or_none(store):
+    """`update_tasks`: several tasks' fenced writes and their events, one transaction; one lost fence
+    and none of them is written (what a drain's records after its one move of integration rely on)."""
+    store.create_run(_run())
+    me = str(current_owner())
+    for task in ("a", "b", "c"):
+        store.insert_task(_task(task))
+        store.acquire_lease(leases.task_lease("r", task), me, 60)
+
+    def writes(state: TaskState) -> list[TaskWrite]:
+        return [TaskWrite(task, {"state": state, "result": {"by": task}}, holder=(leases.task_lease("r", task), me),
+                          event=(f"task.{state.value}", {"task": task})) for task in ("a", "b", "c")]
+
+    assert store.update_tasks("r", writes(TaskState.FINISHED)) == [True, True, True]
+    assert {t.task_id: (t.state, t.result) for t in store.list_tasks("r")} == {
+        task: (TaskState.FINISHED, {"by": task}) for task in ("a", "b", "c")}
+    assert [(e["task_id"], e["kind"]) for e in store.events("r")] == [(t, "task.finished") for t in ("a", "b", "c")]
+    store.acquire_lease(leases.task_lease("r", "c"), "someone-else:1:1:x", 60, steal_from=me)
+    with pytest.raises(LeaseLost):
+        store.update_tasks("r", writes(TaskState.MERGED))
+    assert {t.state for t in store.list_tasks("r")} == {TaskState.FINISHED}, "a and b unwritten too"
+    assert [e["kind"] for e in store.events("r")] == ["task.finished"] * 3
 
 
 # ---- idempotency ---------------------------------------------------------------------------------

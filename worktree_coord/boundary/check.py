@@ -71,15 +71,15 @@ def check_changes(changes: Sequence[Change], boundary: Boundary, read_blob: Call
         # A reserved manifest the task creates inside its own globs (a new module's go.mod and go.sum,
         # a new service's requirements.txt) did not exist at the base, so no other task can have
         # edited it and no intent could carry it: it is the task's own new file and merges as code.
+        is_owned = matches(boundary.own, path)
         created_in_own = (change.status == "added" and posixpath.basename(path) not in LOCKFILE_NAMES
-                          and matches(boundary.own, path))
+                          and is_owned)
         if matches(boundary.reserved, path) and not created_in_own:
             if GIT_MODE_LINK in (change.old_mode, change.new_mode) and change.new_mode != change.old_mode:
                 violations.append(Violation(path, "reserved_type", "a reserved file may not become or stop being a symlink"))
             else:
                 reserved.append(change)
             continue
-        is_owned = matches(boundary.own, path)
         if not is_owned:
             if GIT_MODE_GITLINK in (change.old_mode, change.new_mode) or path == ".gitmodules":
                 violations.append(Violation(path, "submodule", "submodule (gitlink or .gitmodules) changes outside --own"))
@@ -128,9 +128,12 @@ def _literal(path: str) -> str:
 
 
 def _under_git_dir(path: str) -> bool:
-    for part in path.split("/"):
-        lowered = part.lower().rstrip(". ")  # Windows ignores trailing dots and spaces
-        if lowered == ".git" or lowered == "git~1":
+    lowered = path.lower()
+    if "git" not in lowered:   # (no part can be .git or git~1: the common answer without the split)
+        return False
+    for part in lowered.split("/"):
+        part = part.rstrip(". ")  # Windows ignores trailing dots and spaces
+        if part == ".git" or part == "git~1":
             return True
     return False
 

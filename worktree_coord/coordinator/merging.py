@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..boundary.globs import matches
 from ..store import leases
+from ..store.base import TaskWrite
 from ..crashpoints import crash_point
 from ..errors import EXIT_INTERNAL, BusyError, ConfigError, LookUnanswered, StateError, UsageError, WtcError
 from ..events import wants
@@ -409,6 +410,39 @@ class MergeOperations(CoordinatorBase):
                        resolutions: dict[str, str] | None = None,
                        verification: dict[str, Any] | None = None,
                        findings: list[dict[str, Any]] | None = None, ports_released: bool = False) -> TaskFinished:
+        result, write = self._merged_write(run, task, merge_commit, old_tip, new_tip, path=path, resolved=resolved,
+                                           already=already, resolutions=resolutions, verification=verification,
+                                           findings=findings)
+        self.store.update_tasks(run.run_id, [write])
+        self._merged_recorded(run, task, new_tip, ports_released=ports_released)
+        return result
+
+    def _record_merges(self, run: RunRecord, merged: list[tuple[TaskRecord, IntegrationResult]]) -> list[TaskFinished]:
+        """A drain's merges that one move of integration published (none with findings to name),
+        recorded in one store transaction: each task's record and its `task.merged` event, in the
+        drain's order, all or none. The ref is the truth: a kill before this write leaves the tasks
+        finished with their merges on integration, which the next drain finds merged
+        (`already`), as a kill right after the move always did; one write is also one fence
+        read a task and one commit for the drain, where each record was a transaction of its own.
+        Their ports were given back already (the drain gives back all of its at once)."""
+        from ..integrate import IntegrationState
+        written = [self._merged_write(run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
+                                      path=outcome.path.value, resolved=list(outcome.resolved),
+                                      resolutions=dict(outcome.resolutions),
+                                      already=outcome.state is IntegrationState.ALREADY_MERGED)
+                   for task, outcome in merged]
+        if written:
+            self.store.update_tasks(run.run_id, [write for _, write in written])
+        for (task, outcome), _ in zip(merged, written):
+            self._merged_recorded(run, task, outcome.new_tip, ports_released=True)
+        return [result for result, _ in written]
+
+    def _merged_write(self, run: RunRecord, task: TaskRecord, merge_commit: str | None, old_tip: str,
+                      new_tip: str, *, path: str, resolved: list[str], already: bool,
+                      resolutions: dict[str, str] | None = None, verification: dict[str, Any] | None = None,
+                      findings: list[dict[str, Any]] | None = None) -> tuple[TaskFinished, TaskWrite]:
+        """A merged task's result and the store write that records it (the record and its
+        `task.merged` event, fenced by the task's lease)."""
         merge_info = {"merge_commit": merge_commit, "old_tip": old_tip, "new_tip": new_tip, "path": path,
                       "resolved": resolved, "at": time.time(), "already": already}
         if resolutions:
@@ -428,15 +462,18 @@ class MergeOperations(CoordinatorBase):
         # The event in the record's own transaction, as every task write's: a process killed between two
         # writes left a task merged with no `task.merged` (found under load in tests/fanout/test_resume.py's
         # SIGKILLed runner: the timeline and the integration branch's last recorded tip read those events).
-        self.store.update_task(run.run_id, task.task_id, state=TaskState.MERGED,
-                               result=result.to_json() | self._carry(task), holder=self._fence(run.run_id, task.task_id),
-                               event=("task.merged", merge_info))
+        stored = result.to_json(copy=False) | self._carry(task)   # serialised by the write, not kept
+        return result, TaskWrite(task.task_id, {"state": TaskState.MERGED, "result": stored},
+                                 holder=self._fence(run.run_id, task.task_id), event=("task.merged", merge_info))
+
+    def _merged_recorded(self, run: RunRecord, task: TaskRecord, new_tip: str, *, ports_released: bool) -> None:
+        """What follows a merged task's record: its worktree removed (and its ports given back,
+        unless they were), the events said."""
         crash_point("merge.after_record")
         self._drop_worktree(task, ended=not ports_released)
         self.reporter.event("task.merged", run=run.run_id, task=task.task_id, commit=new_tip)
         self.reporter.event("task.closed", run=run.run_id, task=task.task_id, state=TaskState.MERGED.value,
                             started_at=task.created_at, files=len(task.result.get("changed", [])), commit=new_tip)
-        return result
 
     def _record_failed_verification(self, run: RunRecord, task: TaskRecord, check: VerifyResult) -> TaskFinished:
         base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge", "verification", "reason")}
@@ -754,17 +791,35 @@ class MergeOperations(CoordinatorBase):
             # before their records (as each task's own release goes before its record).
             self._release_ports(run.run_id, *(task.task_id for task, outcome, _ in outcomes
                                               if outcome is not None and outcome.state is not IntegrationState.CONFLICT))
+            merges: list[tuple[TaskRecord, IntegrationResult]] = []   # consecutive merges: recorded in one write
+
+            def said(task: TaskRecord, result: TaskFinished) -> None:
+                results.append(result)
+                self.reporter.event("merge.progress", run=run.run_id, task=task.task_id, state=result.state,
+                                    done=len(results), total=len(waiting))
+
+            def record_merges() -> None:
+                for (task, _), result in zip(merges, self._record_merges(run, merges)):
+                    said(task, result)
+                merges.clear()
+
             for task, outcome, again in outcomes:
+                if again is None and outcome is not None and outcome.state is not IntegrationState.CONFLICT \
+                        and not outcome.findings:
+                    merges.append((task, outcome))
+                    continue
+                record_merges()   # the merges before this task first, in the drain's order
                 if again is not None:
                     with self._stage("merge", run=run.run_id, task=task.task_id) as out:
                         result = self._merge_direct(run, again, out)
                         out.update(outcome_of(result))
                 else:
+                    # A conflict, or a merge whose warnings name the merged tasks they met (read
+                    # from the store: the merges before it are recorded first).
                     assert outcome is not None
                     result = self._record_outcome(run, task, outcome, ports_released=True)
-                results.append(result)
-                self.reporter.event("merge.progress", run=run.run_id, task=task.task_id, state=result.state,
-                                    done=len(results), total=len(waiting))
+                said(task, result)
+            record_merges()
 
         with contextlib.ExitStack() as held, index.held():
             held.enter_context(heavy)

@@ -31,9 +31,10 @@ OPERATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "_added_lines_reader", "_advance_verified", "_before_merge", "_boundary_again", "_candidate_ref", "_carry",
         "_check_integration", "_drain", "_drop_finished_worktree", "_findings", "_left_behind_conflict_notes",
         "_merge_batches", "_merge_direct", "_merge_message", "_merge_one", "_merge_task_locked", "_merge_verified",
-        "_mergeable", "_packages", "_prepare_remote_merge", "_raced_out", "_read_packages", "_record_conflict",
-        "_record_failed_verification", "_record_merged", "_record_outcome", "_record_rejected_at_merge",
-        "_report_merge", "_semantic", "_task_changes", "_unanswered", "_verify", "_verify_command", "merge",
+        "_mergeable", "_merged_recorded", "_merged_write", "_packages", "_prepare_remote_merge", "_raced_out",
+        "_read_packages", "_record_conflict", "_record_failed_verification", "_record_merged", "_record_merges",
+        "_record_outcome", "_record_rejected_at_merge", "_report_merge", "_semantic", "_task_changes", "_unanswered",
+        "_verify", "_verify_command", "merge",
     )),
     "consolidating": ("ConsolidationOperations", (
         "_declare_locked", "_intent_row", "add_intent", "consolidate", "drop_intent", "intents", "retry_intent",

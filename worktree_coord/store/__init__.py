@@ -2,7 +2,7 @@
 store (idempotency, leases, heartbeats, admission). The PostgreSQL store (`store.postgres`) is not
 imported here: `store.address.open_store` loads it only for a postgresql:// address."""
 
-from .base import Claim, ClaimStatus, IdempotencyRecord, Lease, Store
+from .base import Claim, ClaimStatus, IdempotencyRecord, Lease, Store, TaskWrite
 from .sqlite import SCHEMA_VERSION, SQLiteStore
 
-__all__ = ["Claim", "ClaimStatus", "IdempotencyRecord", "Lease", "SCHEMA_VERSION", "SQLiteStore", "Store"]
+__all__ = ["Claim", "ClaimStatus", "IdempotencyRecord", "Lease", "SCHEMA_VERSION", "SQLiteStore", "Store", "TaskWrite"]

@@ -53,6 +53,16 @@ class Claim:
 
 
 @value_class
+class TaskWrite:
+    """One task's write of `Store.update_tasks`: what `update_task` takes, for one task."""
+    task_id: str
+    fields: dict[str, Any]                             # state, worktree, head, result, ...
+    holder: tuple[str, str] | None = None              # the fence: (lease name, owner)
+    event: tuple[str, dict[str, Any]] | None = None    # (kind, data), logged with the row's change
+    expect: Iterable[TaskState] | None = None          # only from one of these states
+
+
+@value_class
 class Lease:
     name: str
     owner: str
@@ -102,6 +112,11 @@ class Store(Protocol):
         With `holder` (lease name, owner) the write is fenced: it happens only while that owner
         holds that lease, in the same transaction; otherwise LeaseLost is raised and nothing
         changes (a caller whose heartbeat lapsed and whose lease another process took)."""
+
+    def update_tasks(self, run_id: str, writes: Sequence[TaskWrite]) -> list[bool]:
+        """`update_task` of each write, in order, in one transaction: all of them or none (a fence
+        lost on any raises LeaseLost and writes nothing). Whether each changed a row. What a drain's
+        records are: the merges one move of integration published, recorded together after it."""
 
     def delete_task(self, run_id: str, task_id: str, *, event: tuple[str, dict[str, Any]] | None = None) -> None:
         """Delete the task's record; `event` (kind, data) logged in the same transaction."""

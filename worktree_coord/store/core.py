@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from ..crashpoints import crash_point
 from ..errors import BusyError
 from ..model import Boundary, RunRecord, RunState, TaskRecord, TaskState, dumps
-from .base import Claim, ClaimStatus, IdempotencyRecord, Lease, check_fence
+from .base import Claim, ClaimStatus, IdempotencyRecord, Lease, TaskWrite, check_fence
 from .dialect import Dialect
 
 _LEASE_COLUMNS = "name, owner, acquired_at, expires_at"
@@ -212,34 +212,46 @@ class SQLStore:
     def update_task(self, run_id: str, task_id: str, *, expect: Iterable[TaskState] | None = None,
                     holder: tuple[str, str] | None = None, event: tuple[str, dict[str, Any]] | None = None,
                     **fields: Any) -> bool:
-        unknown = set(fields) - self._TASK_FIELDS
+        return self.update_tasks(run_id, [TaskWrite(task_id, fields, holder=holder, event=event, expect=expect)])[0]
+
+    def update_tasks(self, run_id: str, writes: Sequence[TaskWrite]) -> list[bool]:
+        prepared = [self._task_update(run_id, write) for write in writes]
+        changed = []
+        with self._tx() as cursor:
+            for write, (sql, params) in zip(writes, prepared):
+                if write.holder is not None:
+                    # FOR SHARE: a steal of this lease (an UPDATE of the row) waits for this write to end.
+                    row = cursor.execute("SELECT owner FROM wtc_leases WHERE name = :name FOR SHARE",
+                                         {"name": write.holder[0]}).fetchone()
+                    check_fence(write.holder, row["owner"] if row else None)
+                cursor.execute(sql, params)
+                changed.append(cursor.rowcount == 1)
+                if changed[-1]:
+                    self._insert_event(cursor, run_id, write.task_id, write.event)
+        for write, (_, params), done in zip(writes, prepared, changed):
+            if done:
+                crash_point("task.written." + (params["set_state"] if "state" in write.fields
+                                               else "+".join(sorted(write.fields))))
+        return changed
+
+    def _task_update(self, run_id: str, write: TaskWrite) -> tuple[str, dict[str, Any]]:
+        """One task write's UPDATE statement and its parameters."""
+        unknown = set(write.fields) - self._TASK_FIELDS
         if unknown:
             raise ValueError(f"unknown task fields {sorted(unknown)}")
         params: dict[str, Any] = {}
-        for name, value in fields.items():
+        for name, value in write.fields.items():
             if name == "state":
                 value = TaskState(value).value
             elif name in ("result", "boundary"):
                 value = dumps(value)
             params[f"set_{name}"] = value
-        sql = ("UPDATE wtc_tasks SET " + "".join(f"{name} = :set_{name}, " for name in fields)
+        sql = ("UPDATE wtc_tasks SET " + "".join(f"{name} = :set_{name}, " for name in write.fields)
                + "updated_at = :now WHERE run_id = :run_id AND task_id = :task_id")
-        params |= {"run_id": run_id, "task_id": task_id}
-        if expect is not None:
-            sql += " AND " + in_list("state", "expect", [TaskState(s).value for s in expect], params)
-        with self._tx() as cursor:
-            if holder is not None:
-                # FOR SHARE: a steal of this lease (an UPDATE of the row) waits for this write to end.
-                row = cursor.execute("SELECT owner FROM wtc_leases WHERE name = :name FOR SHARE",
-                                     {"name": holder[0]}).fetchone()
-                check_fence(holder, row["owner"] if row else None)
-            cursor.execute(sql, params)
-            changed = cursor.rowcount == 1
-            if changed:
-                self._insert_event(cursor, run_id, task_id, event)
-        if changed:
-            crash_point("task.written." + (params["set_state"] if "state" in fields else "+".join(sorted(fields))))
-        return changed
+        params |= {"run_id": run_id, "task_id": write.task_id}
+        if write.expect is not None:
+            sql += " AND " + in_list("state", "expect", [TaskState(s).value for s in write.expect], params)
+        return sql, params
 
     def delete_task(self, run_id: str, task_id: str, *, event: tuple[str, dict[str, Any]] | None = None) -> None:
         with self._tx() as cursor:
