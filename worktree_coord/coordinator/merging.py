@@ -463,7 +463,10 @@ class MergeOperations(CoordinatorBase):
     def _candidate_ref(self, run: RunRecord, name: str) -> str:
         return f"refs/wtc/{run.run_id}/candidate/{name}"
 
-    def _verify(self, run: RunRecord, commit: str, command: str) -> VerifyResult:
+    def _verify(self, run: RunRecord, commit: str, command: str, *, kept: bool = False) -> VerifyResult:
+        """`command` run on `commit` in a scratch worktree. `kept`: in the run's kept verification
+        worktree, moved to `commit` (only while the run's integration lease is held: the merge
+        queue's verifications); else in one built for it and removed."""
         from .verification import verify_commit
         self.reporter.event("verify.start", run=run.run_id, commit=commit, command=command)
         scratch = self.worktree_root() / run.run_id / ".verify"
@@ -471,13 +474,31 @@ class MergeOperations(CoordinatorBase):
             with self._heavy("verify"):
                 try:
                     check = verify_commit(self.git, commit, command, scratch, timeout=self.config.verify_timeout,
-                                          spawn=self._spawn(run))
+                                          spawn=self._spawn(run), kept=kept)
                 finally:
                     with contextlib.suppress(OSError):
                         scratch.rmdir()  # only when empty: another verification may be using it
             out.update(ok=check.ok, command_exit_code=check.exit_code)
         self.reporter.event("verify.done", run=run.run_id, commit=commit, ok=check.ok)
         return check
+
+    def drop_kept_verification(self, run_id: str) -> bool:
+        """The run's kept verification worktree removed, at the run's end (a land, a fanout done),
+        when no verification is using it: the run's integration lease is taken without waiting
+        (busy: it stays, for the merge that holds it, and gc removes it once the run settles).
+        True when removed or absent."""
+        from .verification import KEPT
+        path = self.worktree_root() / run_id / ".verify" / KEPT
+        if not (path.exists() or path.is_symlink()):
+            return True
+        try:
+            with leases.hold(self.store, f"integration:{run_id}", timeout=0, what=f"run {run_id} integration"):
+                self.git.remove_worktree(path)
+        except BusyError:
+            return False
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()   # only when empty
+        return True
 
     def _advance_verified(self, run: RunRecord, new: str, old: str, message: str) -> None:
         """Move integration from `old` to the verified `new` (a fast-forward): the local
@@ -524,7 +545,7 @@ class MergeOperations(CoordinatorBase):
                 self._report_merge(outcome, out)
                 if outcome.state is IntegrationState.CONFLICT:
                     return self._record_conflict(run, task, outcome)
-                check = self._verify(run, outcome.new_tip, command)
+                check = self._verify(run, outcome.new_tip, command, kept=True)   # under integration's lease
                 if not check.ok:
                     return self._record_failed_verification(run, task, check)
                 try:
@@ -596,7 +617,7 @@ class MergeOperations(CoordinatorBase):
 
                 def passes(count: int) -> bool:
                     if count not in checks:
-                        checks[count] = self._verify(run, stack[count - 1][1].new_tip, command)
+                        checks[count] = self._verify(run, stack[count - 1][1].new_tip, command, kept=True)
                     return checks[count].ok
 
                 good = len(stack) if passes(len(stack)) else 0
