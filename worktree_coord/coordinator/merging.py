@@ -592,6 +592,12 @@ class MergeOperations(CoordinatorBase):
                     if violations:
                         results.append(self._record_rejected_at_merge(run, task, violations))
                         continue
+                    if integrator.already_merged(integration, self._mergeable(task), run.base):
+                        # A batch killed after integration moved, before its records: merged, recorded
+                        # now (merged again onto the candidate it would be left out, finished for ever).
+                        results.append(self._record_merged(run, task, None, tip, tip, path="none", resolved=[],
+                                                           already=True))
+                        continue
                     # Onto the batch's candidate: the merge lands when the batch verifies.
                     try:
                         with self._stage("merge", run=run.run_id, task=task.task_id, batch=True) as out, \
@@ -641,6 +647,7 @@ class MergeOperations(CoordinatorBase):
                             raise self._raced_out(run, f"a batch of {len(stack)} was verified {races} times") from None
                         pending = [t for t, _ in stack] + pending  # integration moved: rebuild this batch
                         continue
+                    crash_point("merge.batch_advanced")
                     for task, outcome in stack[:good]:
                         results.append(self._record_merged(
                             run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
