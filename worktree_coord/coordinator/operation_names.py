@@ -33,7 +33,8 @@ OPERATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "_merge_batches", "_merge_direct", "_merge_message", "_merge_one", "_merge_task_locked", "_merge_verified",
         "_mergeable", "_packages", "_prepare_remote_merge", "_raced_out", "_read_packages", "_record_conflict",
         "_record_failed_verification", "_record_merged", "_record_outcome", "_record_rejected_at_merge",
-        "_report_merge", "_semantic", "_task_changes", "_unanswered", "_verify", "_verify_command", "merge",
+        "_report_merge", "_semantic", "_task_changes", "_unanswered", "_verify", "_verify_command",
+        "drop_kept_verification", "merge",
     )),
     "consolidating": ("ConsolidationOperations", (
         "_declare_locked", "_intent_row", "add_intent", "consolidate", "drop_intent", "intents", "retry_intent",

@@ -46,6 +46,7 @@ class Drain:
         self._changed = threading.Condition()
         self._passed_over: dict[str, str] = {}    # task -> why the drain could not merge it (its row, an error)
         self._stuck: set[str] = set()              # tasks passed over: drained again only beside a new one
+        self._broken: str | None = None            # why the drain itself stopped (every waiting task's reason)
         self.drains = 0
         self._thread = threading.Thread(target=self._loop, name="wtc-fanout-drain", daemon=True)
 
@@ -71,7 +72,7 @@ class Drain:
             if record is not None and record.state is not TaskState.FINISHED:
                 return record
             with self._changed:
-                why = self._passed_over.pop(task, None)
+                why = self._passed_over.pop(task, None) or self._broken
                 if why is not None:
                     return why
                 if self.stopping.is_set() or self._done.is_set():
@@ -82,14 +83,17 @@ class Drain:
     def _loop(self) -> None:
         from ..coordinator import Coordinator
 
-        with separate_owner(), Coordinator(self.repo) as coordinator:
-            while not self._done.is_set() and not self.stopping.is_set():
-                self._wake.clear()
-                waiting = {t.task_id for t in coordinator.store.list_tasks(self.run, [TaskState.FINISHED])}
-                if waiting - self._stuck:
-                    self._drain(coordinator)
-                    continue
-                self._wake.wait(IDLE_SECONDS)
+        try:
+            with separate_owner(), Coordinator(self.repo) as coordinator:
+                while not self._done.is_set() and not self.stopping.is_set():
+                    self._wake.clear()
+                    waiting = {t.task_id for t in coordinator.store.list_tasks(self.run, [TaskState.FINISHED])}
+                    if waiting - self._stuck:
+                        self._drain(coordinator)
+                        continue
+                    self._wake.wait(IDLE_SECONDS)
+        except Exception as error:   # noqa: BLE001 - the store unreadable, a bug: no task waits for ever
+            self._broken = _why(error)
         with self._changed:
             self._changed.notify_all()
 
@@ -107,11 +111,16 @@ class Drain:
             self._wake.wait(min(5.0, busy.retry_after or 1.0))
         except Exception as error:   # noqa: BLE001 - one no drain gets past (integration deleted, a bug):
             # each waiting task goes to the lead with it, as its own finish's error would
-            why = (f"wtc could not merge the task: {error.message}" + (f"\n  fix: {error.fix}" if error.fix else "")
-                   if isinstance(error, WtcError) else
-                   f"internal error in wtc (a bug, not in your plan) while merging: {type(error).__name__}: {error}")
+            why = _why(error)
             passed = {t.task_id: why for t in coordinator.store.list_tasks(self.run, [TaskState.FINISHED])}
         self._stuck |= set(passed)
         with self._changed:
             self._passed_over.update(passed)
             self._changed.notify_all()
+
+
+def _why(error: Exception) -> str:
+    """A waiting task's report when no drain could merge it."""
+    if isinstance(error, WtcError):
+        return f"wtc could not merge the task: {error.message}" + (f"\n  fix: {error.fix}" if error.fix else "")
+    return f"internal error in wtc (a bug, not in your plan) while merging: {type(error).__name__}: {error}"
