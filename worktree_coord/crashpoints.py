@@ -20,6 +20,8 @@ Names in use (keep this list current so tests and docs can find them):
     merge.after_ref_moved        the integration ref moved (a drain: once, for all its merges), nothing else
                                  has been recorded yet
     merge.after_record           the task is recorded merged, its worktree not yet removed
+    merge.batch_advanced         a verified batch moved integration (`wtc merge --batch N`, fanout's
+                                 `[run] batch`), none of its tasks recorded merged yet
     ref.locked                   a compare-and-swap holds the ref's lock (libgit2's `<ref>.lock`), the ref
                                  not yet moved (a merge's integration ref, a land's target, consolidation)
     consolidate.after_root_commit  one ecosystem root's commit is on integration, its intents not yet marked

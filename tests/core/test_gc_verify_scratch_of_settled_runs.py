@@ -1,7 +1,8 @@
-"""`wtc gc` and the verification scratch worktrees (`<root>/<run>/.verify/verify-*`) a finish killed
-during its verification leaves: kept while the run may still verify (a task left out of a partial
-land may finish or merge after it, and that verifies), removed at once when the run has landed and no
-task of it may still merge, without waiting out the age rule. Real git, real processes, the real CLI."""
+"""`wtc gc` and the verification scratch worktrees (`<root>/<run>/.verify/*`: the run's kept one, where
+a finish killed during its verification left its command's debris): kept while the run may still
+verify (a task left out of a partial land may finish or merge after it, and that verifies), removed
+at once when the run has landed and no task of it may still merge, without waiting out the age rule.
+Real git, real processes, the real CLI."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def test_gc_removes_a_killed_verification_of_a_settled_run_at_once(tmp_path):
     assert finish.wait(timeout=120) == -9
     scratch = repo / ".wtc/worktrees/r/.verify"
     [left] = [p for p in scratch.iterdir()]
-    assert left.name.startswith("verify-")
+    assert left.name == "kept"           # the run's kept verification worktree, its command killed
 
     code, landed = wtc(repo, "land", "--run", "r", "--onto", "main", "--yes", "--allow-partial")
     assert code == 0, landed
@@ -44,7 +45,7 @@ def test_gc_removes_a_killed_verification_of_a_settled_run_at_once(tmp_path):
     arm.unlink()
     code, merged = wtc(repo, "merge", "--run", "r")
     assert code == 0, merged
-    assert left.is_dir()                 # the merge's own verification cleaned up only its own
+    assert left.is_dir()                 # the merge verified in the kept worktree, and kept it
     code, listed = wtc(repo, "gc", "--dry-run")
     assert code == 0 and str(left) in listed["worktrees_removed"] and left.is_dir(), listed
     code, done = wtc(repo, "gc")

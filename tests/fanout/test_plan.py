@@ -129,6 +129,12 @@ AGENT = {"command": ["agent", "{prompt}"]}
     ({"agent": AGENT, "tasks": []}, ["the plan", "no task"]),
     ({"agent": AGENT, "task": [{"name": "a", "prompt": "p"}], "tasks": []}, ["both 'task' and 'tasks'"]),
     ({"agents": AGENT, "tasks": [{"name": "a", "prompt": "p"}]}, ["'agents'", "did you mean 'agent'"]),
+    ({"agent": AGENT, "run": {"verify": "make test", "batch": 0}, "tasks": [{"name": "a", "prompt": "p"}]},
+     ["[run]", "'batch'", "from 1 to 256", "write batch = 1..256"]),
+    ({"agent": AGENT, "run": {"verify": "make test", "batch": "4"}, "tasks": [{"name": "a", "prompt": "p"}]},
+     ["[run]", "'batch'", "'4' is not a whole number"]),
+    ({"agent": AGENT, "run": {"batch": 4}, "tasks": [{"name": "a", "prompt": "p"}]},
+     ["[run]", "'batch'", "no verify command", "add [run] verify"]),
 ])
 def test_a_mistake_is_refused_naming_the_task_and_the_key(tmp_path, body, words):
     error = _error(tmp_path, body)

@@ -37,7 +37,8 @@ def test_verify_gate_ejects_a_breaking_task_and_keeps_integration_green(repo, co
     assert record.result["reason"] == "failed_verification"
     assert record.result["verification"]["exit_code"] == 1
     assert git(repo, "rev-parse", "wtc/r1/integration") == tip, "integration did not move"
-    assert not list((coord.worktree_root() / "r1" / ".verify").glob("*")), "scratch worktrees removed"
+    assert [p.name for p in (coord.worktree_root() / "r1" / ".verify").iterdir()] == ["kept"], \
+        "no scratch worktree but the run's kept one"
     assert git(repo, "for-each-ref", "refs/wtc/") == "", "candidate refs removed"
     # the agent fixes it: update brings the worktree back, finish merges
     updated = coord.update_task("r1", "bad")
@@ -97,3 +98,43 @@ def test_batch_without_a_verify_command_is_refused(repo, coord):
     coord.start_run("r1")
     with pytest.raises(UsageError):
         coord.merge("r1", batch=3)
+
+
+def test_a_batch_killed_after_integration_moved_is_recorded_merged_by_the_next_drain(repo, coord):
+    """What `wtc merge --batch` killed between its move of integration and its records leaves (the
+    crash point `merge.batch_advanced`): integration holds the task, its record says finished. The
+    next drain merged it onto its candidate again, found it there already, and left it out: the
+    task stayed finished for ever and a fanout waiting for its merge never ended."""
+    from worktree_coord.coordinator import merge_queue as queue
+
+    coord.start_run("r1", verify=CHECK)
+    for name in ("t1", "t2"):
+        edit(coord, "r1", name, f"{name}\n")
+        assert coord.finish_task("r1", name, merge=False).state == "finished"
+    t1 = coord.store.get_task("r1", "t1")
+    run = coord.store.get_run("r1")
+    coord._integrator().merge_into("refs/heads/wtc/r1/integration", coord._mergeable(t1), run.base,
+                                   message="a killed batch's merge of t1", author=queue.signature())
+    tip = git(repo, "rev-parse", "wtc/r1/integration")
+    report = coord.merge("r1", verify=CHECK, batch=4)
+    assert {row["task"]: row["state"] for row in report.tasks} == {"t1": "merged", "t2": "merged"}
+    assert coord.store.get_task("r1", "t1").result["merge"]["already"] is True
+    # t1 was not merged a second time: one merge commit names it.
+    subjects = git(repo, "log", "--format=%s", "wtc/r1/integration").splitlines()
+    assert [s for s in subjects if "merge" in s and "t1" in s] == ["a killed batch's merge of t1"], subjects
+    assert git(repo, "rev-parse", "wtc/r1/integration^1") == tip
+
+
+def test_a_task_finished_again_after_a_drain_ejected_it_commits_its_fix_and_merges(repo, coord):
+    """`finish --no-merge` answered exit 0 and its answer was final: after a drain ejected the task
+    (verification failed) and `task update` brought it back, the next `finish --no-merge` replayed
+    "finished" without committing the fix, the task stayed started and the next drain found nothing."""
+    coord.start_run("r1", verify=CHECK)
+    edit(coord, "r1", "t1", "BROKEN\n")
+    assert coord.finish_task("r1", "t1", merge=False).state == "finished"
+    assert [row["state"] for row in coord.merge("r1", batch=2).tasks] == ["failed"]
+    write(Path(coord.update_task("r1", "t1").worktree), {"packages/t1/f.txt": "fixed\n"})
+    again = coord.finish_task("r1", "t1", merge=False)
+    assert again.state == "finished" and not again.replayed
+    assert [row["state"] for row in coord.merge("r1", batch=2).tasks] == ["merged"]
+    assert git(repo, "show", "wtc/r1/integration:packages/t1/f.txt") == "fixed"

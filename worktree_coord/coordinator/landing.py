@@ -531,6 +531,8 @@ class LandingOperations(CoordinatorBase):
             self.store.set_run_state(run_id, RunState.LANDED)
             self.store.log_event(run_id, None, "run.landed", {"onto": onto, "old": old, "new": tip,
                                                               "left_out": leftovers})
+            if not any(t.state.live or t.state is TaskState.FINISHED for t in self.store.list_tasks(run_id)):
+                self.drop_kept_verification(run_id)   # the run's end: nothing of it verifies any more
             return Outcome(Landed(run=run_id, onto=onto, old=old, new=tip, tip=tip, how=how,
                                   left_behind=left_behind, unparsed=unparsed, names_unread=unread).to_json())
 

@@ -500,7 +500,10 @@ class MergeOperations(CoordinatorBase):
     def _candidate_ref(self, run: RunRecord, name: str) -> str:
         return f"refs/wtc/{run.run_id}/candidate/{name}"
 
-    def _verify(self, run: RunRecord, commit: str, command: str) -> VerifyResult:
+    def _verify(self, run: RunRecord, commit: str, command: str, *, kept: bool = False) -> VerifyResult:
+        """`command` run on `commit` in a scratch worktree. `kept`: in the run's kept verification
+        worktree, moved to `commit` (only while the run's integration lease is held: the merge
+        queue's verifications); else in one built for it and removed."""
         from .verification import verify_commit
         self.reporter.event("verify.start", run=run.run_id, commit=commit, command=command)
         scratch = self.worktree_root() / run.run_id / ".verify"
@@ -508,13 +511,31 @@ class MergeOperations(CoordinatorBase):
             with self._heavy("verify"):
                 try:
                     check = verify_commit(self.git, commit, command, scratch, timeout=self.config.verify_timeout,
-                                          spawn=self._spawn(run))
+                                          spawn=self._spawn(run), kept=kept)
                 finally:
                     with contextlib.suppress(OSError):
                         scratch.rmdir()  # only when empty: another verification may be using it
             out.update(ok=check.ok, command_exit_code=check.exit_code)
         self.reporter.event("verify.done", run=run.run_id, commit=commit, ok=check.ok)
         return check
+
+    def drop_kept_verification(self, run_id: str) -> bool:
+        """The run's kept verification worktree removed, at the run's end (a land, a fanout done),
+        when no verification is using it: the run's integration lease is taken without waiting
+        (busy: it stays, for the merge that holds it, and gc removes it once the run settles).
+        True when removed or absent."""
+        from .verification import KEPT
+        path = self.worktree_root() / run_id / ".verify" / KEPT
+        if not (path.exists() or path.is_symlink()):
+            return True
+        try:
+            with leases.hold(self.store, f"integration:{run_id}", timeout=0, what=f"run {run_id} integration"):
+                self.git.remove_worktree(path)
+        except BusyError:
+            return False
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()   # only when empty
+        return True
 
     def _advance_verified(self, run: RunRecord, new: str, old: str, message: str) -> None:
         """Move integration from `old` to the verified `new` (a fast-forward): the local
@@ -561,7 +582,7 @@ class MergeOperations(CoordinatorBase):
                 self._report_merge(outcome, out)
                 if outcome.state is IntegrationState.CONFLICT:
                     return self._record_conflict(run, task, outcome)
-                check = self._verify(run, outcome.new_tip, command)
+                check = self._verify(run, outcome.new_tip, command, kept=True)   # under integration's lease
                 if not check.ok:
                     return self._record_failed_verification(run, task, check)
                 try:
@@ -608,6 +629,12 @@ class MergeOperations(CoordinatorBase):
                     if violations:
                         results.append(self._record_rejected_at_merge(run, task, violations))
                         continue
+                    if integrator.already_merged(integration, self._mergeable(task), run.base):
+                        # A batch killed after integration moved, before its records: merged, recorded
+                        # now (merged again onto the candidate it would be left out, finished for ever).
+                        results.append(self._record_merged(run, task, None, tip, tip, path="none", resolved=[],
+                                                           already=True))
+                        continue
                     # Onto the batch's candidate: the merge lands when the batch verifies.
                     try:
                         with self._stage("merge", run=run.run_id, task=task.task_id, batch=True) as out, \
@@ -633,7 +660,7 @@ class MergeOperations(CoordinatorBase):
 
                 def passes(count: int) -> bool:
                     if count not in checks:
-                        checks[count] = self._verify(run, stack[count - 1][1].new_tip, command)
+                        checks[count] = self._verify(run, stack[count - 1][1].new_tip, command, kept=True)
                     return checks[count].ok
 
                 good = len(stack) if passes(len(stack)) else 0
@@ -657,6 +684,7 @@ class MergeOperations(CoordinatorBase):
                             raise self._raced_out(run, f"a batch of {len(stack)} was verified {races} times") from None
                         pending = [t for t, _ in stack] + pending  # integration moved: rebuild this batch
                         continue
+                    crash_point("merge.batch_advanced")
                     for task, outcome in stack[:good]:
                         results.append(self._record_merged(
                             run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,

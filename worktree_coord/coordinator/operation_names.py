@@ -34,7 +34,7 @@ OPERATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "_mergeable", "_merged_recorded", "_merged_write", "_packages", "_prepare_remote_merge", "_raced_out",
         "_read_packages", "_record_conflict", "_record_failed_verification", "_record_merged", "_record_merges",
         "_record_outcome", "_record_rejected_at_merge", "_report_merge", "_semantic", "_task_changes", "_unanswered",
-        "_verify", "_verify_command", "merge",
+        "_verify", "_verify_command", "drop_kept_verification", "merge",
     )),
     "consolidating": ("ConsolidationOperations", (
         "_declare_locked", "_intent_row", "add_intent", "consolidate", "drop_intent", "intents", "retry_intent",

@@ -336,7 +336,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
 
                     note = self._after_landing_note(run, merged=result.state == TaskState.MERGED.value)
                     result = dataclasses.replace(result, notes=[*result.notes, note])
-            return Outcome(result.to_json(), result.exit_code, final=result.exit_code == 0)
+            # A task left finished (--no-merge) may still fail its verification in a later `wtc merge`,
+            # and be updated and finished again: that finish must run, not replay this answer (it
+            # left the repaired work uncommitted, the task started, and `wtc merge` found nothing).
+            # Run again on a finished task, a finish answers from its record (`_finished_earlier`).
+            final = result.exit_code == 0 and result.state != TaskState.FINISHED.value
+            return Outcome(result.to_json(), result.exit_code, final=final)
 
         # A finish again with or without --verify (after a failed verification, say), or with or
         # without a message (a first finish with -m ended in a conflict; the fix says to run `wtc task

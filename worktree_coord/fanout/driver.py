@@ -37,6 +37,7 @@ from ..errors import BusyError, StateError, WtcError
 from ..events import stage
 from ..frozen import value_class
 from ..isolation import spawn_for
+from ..model import TaskState
 from ..results import TaskFinished, TaskStarted
 from . import ledger as ledgers
 from .ledger import AGENT, DONE, FINISH, LEAD, TaskLedger
@@ -56,6 +57,7 @@ AGENT_ENDED_BADLY = ("agent_failed", "timeout")
 
 if TYPE_CHECKING:
     from ..coordinator import Coordinator
+    from .drain import Drain
 
 DEFAULT_AGENT_TIMEOUT = 3600.0
 BUSY_RETRIES = 3
@@ -107,6 +109,7 @@ class RunContext:
     emit: Callable[..., None]                 # (kind, **data): the live view and the --json stream
     set_phase: Callable[[str, str, dict[str, Any]], None]
     stopping: threading.Event = field(default_factory=threading.Event)
+    drain: Drain | None = None                # `[run] batch` above 1: finishes wait for its merges
     limit_reached: threading.Event = field(default_factory=threading.Event)
     agent_runs: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -401,10 +404,17 @@ class TaskDriver:
         self._failed(failure)
 
     # ---- finishing ------------------------------------------------------------------------------
-    def _finish(self) -> TaskFinished:
+    def _finish(self) -> TaskFinished | TaskOutcome:
         self._phase("finishing")
-        result = self.c.finish_task(self.run, self.name, message=f"wtc fanout: {self.name}", verify=self.plan.verify)
+        drain = self.context.drain
+        result = self.c.finish_task(self.run, self.name, message=f"wtc fanout: {self.name}", verify=self.plan.verify,
+                                    merge=drain is None)
         self.context.emit("finish", task=self.name, state=result.state, exit_code=result.exit_code)
+        if drain is not None and result.state == TaskState.FINISHED.value:
+            merged = self._drained(drain, result)
+            if isinstance(merged, TaskOutcome):
+                return merged
+            result = merged
         failure = finish_failure(result)
         if failure is None:
             self.ledger.step = DONE
@@ -413,6 +423,21 @@ class TaskDriver:
             self.worktree = result.worktree or self.worktree
             self._failed(failure)
         return result
+
+    def _drained(self, drain: Drain, finished: TaskFinished) -> TaskFinished | TaskOutcome:
+        """`[run] batch`: the task, finished without its merge, waits for the runner's drain; what the
+        drain recorded for it is what a finish that merged would have answered (a failed verification
+        goes to the repair as one at finish does). Passed over by the drain: the lead's, with why."""
+        settled = drain.wait(self.c, self.name)
+        if settled is None:
+            return self._outcome("stopped")      # still finished: the next runner's drain merges it
+        if isinstance(settled, str):
+            self.ledger.reason, self.ledger.report = "error", settled
+            self._save()
+            return self._lead()
+        self.context.emit("merge", task=self.name, state=settled.state.value)
+        return TaskFinished.from_json(settled.result, state=settled.state.value, replayed=False,
+                                      worktree=settled.worktree or finished.worktree)
 
     def _unparsed_before_finish(self) -> str | TaskOutcome:
         """The repair report of the files the task's work leaves that no longer parse (unparsed.py),

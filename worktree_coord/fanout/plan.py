@@ -40,7 +40,8 @@ MAX_CONCURRENCY = 256
 AGENT_KEYS = ("command", "concurrency", "attempts", "timeout", "env", "network")
 TASK_KEYS = ("name", "prompt", "own", "read", "depends_on", "command", "sparse", "attempts", "timeout", "env",
              "network")
-RUN_KEYS = ("base", "verify")
+RUN_KEYS = ("base", "verify", "batch")
+MAX_BATCH = 256
 TOP_KEYS = ("agent", "task", "tasks", "run")
 
 
@@ -97,6 +98,9 @@ class Plan:
     base: str | None = None
     verify: str | None = None
     source: str = ""
+    # `[run] batch`: 1, each finish merges (verified) itself; N > 1, finishes only commit and the
+    # runner's drain merges up to N at once, verified once, bisected when they fail (runner.py).
+    batch: int = 1
 
     def task(self, name: str) -> TaskPlan:
         return next(t for t in self.tasks if t.name == name)
@@ -126,7 +130,9 @@ class Plan:
 
     def to_json(self) -> dict[str, Any]:
         """The plan as the run stores it: every key, in one order, so two equal plans are equal JSON."""
-        return {"agent": self.agent.to_json(), "run": {"base": self.base, "verify": self.verify},
+        # `batch` only when above 1: a plan stored before the key existed compares equal on resume.
+        return {"agent": self.agent.to_json(), "run": {"base": self.base, "verify": self.verify}
+                | ({"batch": self.batch} if self.batch > 1 else {}),
                 "tasks": [t.to_json() for t in sorted(self.tasks, key=lambda t: t.name)]}
 
 
@@ -191,6 +197,11 @@ def _build(data: Any, source: str) -> Plan:
     _unknown(run, RUN_KEYS, run_where)
     base = _optional_text(run, "base", run_where)
     verify = _optional_text(run, "verify", run_where)
+    batch = _int(run, "batch", run_where, 1, MAX_BATCH) or 1
+    if batch > 1 and not verify:
+        raise run_where.fail("batch", f"batch = {batch} verifies finished tasks together, and the plan has no "
+                                      "verify command", "add [run] verify = \"your test command\", or remove batch "
+                                      "(without a verify command each finish merges at once, nothing to batch)")
     raw_tasks = data.get("task", data.get("tasks"))
     if raw_tasks is None or raw_tasks == []:
         raise top.fail("task", "the plan has no task", "add at least one [[task]] with a name and a prompt")
@@ -221,7 +232,7 @@ def _build(data: Any, source: str) -> Plan:
             raise _Where(source, f"task {task.name!r}").fail("depends_on", "the task depends on itself",
                                                              "remove its own name from depends_on")
     ordered = _dependency_order(tasks, source)
-    return Plan(agent=agent, tasks=tuple(ordered), base=base, verify=verify, source=source)
+    return Plan(agent=agent, tasks=tuple(ordered), base=base, verify=verify, source=source, batch=batch)
 
 
 def _agent(raw: Any, where: _Where) -> AgentSettings:

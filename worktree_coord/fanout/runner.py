@@ -41,6 +41,7 @@ from ..model import RunState, validate_name
 from ..store import leases
 from ..store.liveness import separate_owner
 from . import ledger as ledgers
+from .drain import Drain
 from .driver import RunContext, TaskDriver, TaskOutcome
 from .plan import MAX_CONCURRENCY, Plan, differences
 from .summary import FanoutReport, build_report
@@ -124,6 +125,7 @@ def run_fanout(repo: str | os.PathLike[str], plan: Plan, run_id: str, options: F
                 outcomes = scheduler.run(removed)
                 if scheduler.stopped is None:
                     consolidation = _consolidate(coordinator, run_id, options.offline, scheduler, notes)
+                    coordinator.drop_kept_verification(run_id)   # the run's end: its merges are done
             finally:
                 view.stop()
             return build_report(run=run_id, plan=plan, outcomes=outcomes, consolidation=consolidation,
@@ -143,8 +145,10 @@ class Scheduler:
         self.view = view
         self.began = began
         self.concurrency = concurrency
-        # Pipelines beyond the agent slots start (and later finish) tasks while agents run.
-        self.pipelines = concurrency + max(2, concurrency // 2)
+        # Pipelines beyond the agent slots start (and later finish) tasks while agents run; with
+        # `[run] batch`, as many again as a batch holds wait for the drain without keeping a task
+        # from starting.
+        self.pipelines = concurrency + max(2, concurrency // 2) + (plan.batch if plan.batch > 1 else 0)
         self.stopped: str | None = None
         self._lock = threading.Lock()
         self.phases: dict[str, str] = {}
@@ -154,6 +158,10 @@ class Scheduler:
                                   plan=plan, max_agents=options.max_agents, agent_timeout=options.agent_timeout,
                                   agent_slots=threading.Semaphore(concurrency), emit=self.emit,
                                   set_phase=self.set_phase)
+        if plan.batch > 1:
+            assert plan.verify is not None   # plan.load refuses a batch without it
+            self.context.drain = Drain(self.context.repo, run_id, plan.verify, plan.batch, self.context.stopping,
+                                       self.emit)
 
     # ---- the view ------------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
@@ -202,6 +210,9 @@ class Scheduler:
                    for i in range(min(self.pipelines, len(pending)))]
         for worker in workers:
             worker.start()
+        drain = self.context.drain
+        if drain is not None:
+            drain.start()
         try:
             while pending or in_flight:
                 self._collect(in_flight, settled, block=False)
@@ -221,6 +232,8 @@ class Scheduler:
             self._wait_for(in_flight, settled)
         for _ in workers:
             self.work.put(None)
+        if drain is not None:
+            drain.close()
         if self.context.limit_reached.is_set() and self.stopped is None:
             self.stopped = "limit"
         for name in pending:

@@ -84,7 +84,12 @@ def describe(kind: str, data: dict[str, Any]) -> str | None:
             return f"{task}: agent stopped at its timeout after {data['seconds']:.1f} s"
         return f"{task}: agent exited {data['exit_code']} after {data['seconds']:.1f} s"
     if kind == "finish":
-        return f"{task}: finish -> {data['state']}" if data["state"] not in ("merged", "empty") else None
+        # (finished: `[run] batch`, the drain merges it and its `merge` event says what came of it)
+        return f"{task}: finish -> {data['state']}" if data["state"] not in ("merged", "empty", "finished") else None
+    if kind == "merge":    # `[run] batch`: what the drain did with a finished task, when not merged
+        return f"{task}: merge -> {data['state']}" if data["state"] not in ("merged", "empty") else None
+    if kind == "drain":
+        return f"merged {data['merged']} of {data['tasks']} finished task(s) in one drain"
     if kind == "repair":
         return f"{task}: {data['reason']}; repair attempt {data['attempt']} of {data['attempts']} next"
     if kind == "task.end":
