@@ -47,7 +47,7 @@ from .left_modules import loads_modules, module_word, modules_left_behind
 from .left_namespaces import still_declared
 from .own_imports import KIND as OWN_IMPORT, own_imports_broken
 from .own_members import own_member_calls
-from .own_uses import own_file_uses
+from .own_uses import own_file_uses, package_top
 from .root_imports import use_words
 
 MAX_FILES = 100          # files that mention a removed name, read at most (finish stays quick)
@@ -1069,7 +1069,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             if after is not None:
                 own_uses.extend(own_file_uses(change.path, after, pairs,
                                               symbols[0] if symbols is not None else None,
-                                              symbols[1] if symbols is not None else None, before))
+                                              symbols[1] if symbols is not None else None, before,
+                                              package_top(change.path, after, new_versions)))
                 if any(container for container, _name in pairs):
                     own_members.append((change.path, after, pairs, symbols))
         if gone or shapes or (at is None and after is None):

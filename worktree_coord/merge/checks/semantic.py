@@ -952,7 +952,11 @@ class _Check:
         if not defined or not removals or package_key(target[0]) != LINKED:
             return defined
         found = self.symbols(target[0], "merged", uses=False)
-        return found is not None and all(answers(found, self.files[target[0]].merged, removal.definition,
+        # The target's own place, not the removal's: a nested class moved to its package's top level
+        # (Kotlin: okhttp d86233eb4547's DnsMessageReader.DnsMessage made DnsMessage.kt's) answers a bare use.
+        container = () if target[1] == EXTENDED else target[1]
+        return found is not None and all(answers(found, self.files[target[0]].merged,
+                                                 dataclasses.replace(removal.definition, container=container),
                                                  self.files[removal.path].base) for removal in removals)
 
     def seen_in_merged(self, target: tuple[str, tuple[str, ...], str], path: str, reference: Reference) -> bool:
