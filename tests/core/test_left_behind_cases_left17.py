@@ -6,6 +6,8 @@ loading must not. Each case: a real repository, a task's `task check` and `task 
 
 from __future__ import annotations
 
+import pytest
+
 from tests.core.test_uses_left_behind import _removal_merged, _removal_refused
 
 # -- Kotlin: a nested class moved to the top level of its package -----------------------------------
@@ -35,3 +37,57 @@ def test_a_kotlin_nested_class_moved_to_the_top_of_another_package_is_left_behin
     _, left = _removal_refused(tmp_path, files, "**", {PATH + "DnsMessageReader.kt": READER + "}\n",
                                                        PATH + "Other.kt": other})
     assert left and left[0].startswith(PATH + "DnsMessageReader.kt"), left
+
+
+# -- Python: a pytest fixture removed or renamed in conftest.py, still asked for by name -------------
+
+CONFTEST = ("import pytest\n\n\n@pytest.fixture\ndef no_trio_support(anyio_backend_name):\n"
+            "    if anyio_backend_name == 'trio':\n        pytest.skip('no trio')\n\n\n"
+            "@pytest.fixture\ndef client():\n    return object()\n")
+
+
+@pytest.mark.parametrize("user, line", [
+    # starlette ab70211f0e1f: the module's marker names it by a string
+    ("import pytest\n\npytestmark = pytest.mark.usefixtures(\"no_trio_support\")\n\n\ndef test_db():\n    assert True\n", 3),
+    ("import pytest\n\n\n@pytest.mark.usefixtures('no_trio_support')\ndef test_db():\n    assert True\n", 4),
+    ("def test_db(request):\n    request.getfixturevalue(\"no_trio_support\")\n", 2),
+    # the commoner request: a test's parameter, a test method's, another fixture's
+    ("def test_db(no_trio_support, client):\n    assert client\n", 1),
+    ("class TestDb:\n    def test_db(self, client, no_trio_support: None):\n        assert client\n", 2),
+    ("import pytest\n\n\n@pytest.fixture\ndef db(no_trio_support):\n    return 1\n\n\ndef test_db(db):\n    assert db\n", 5),
+], ids=["usefixtures-module", "usefixtures-decorator", "getfixturevalue", "parameter", "method-parameter",
+        "fixture-parameter"])
+def test_a_fixture_removed_from_conftest_and_still_asked_for_is_left_behind(tmp_path, user, line):
+    files = {"tests/conftest.py": CONFTEST, "tests/sub/test_db.py": user}
+    removed = CONFTEST.replace("@pytest.fixture\ndef no_trio_support", "def no_trio_support")
+    _, left = _removal_refused(tmp_path, files, "tests/conftest.py", {"tests/conftest.py": removed})
+    assert len(left) == 1 and left[0].startswith(f"tests/sub/test_db.py:{line} still uses no_trio_support"), left
+
+
+@pytest.mark.parametrize("files", [
+    # another conftest the test sees defines it (its own folder's)
+    {"tests/sub/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef no_trio_support():\n    return None\n",
+     "tests/sub/test_db.py": "def test_db(no_trio_support):\n    assert True\n"},
+    # the test's own module defines it, or imports it
+    {"tests/sub/test_db.py": "import pytest\n\n\n@pytest.fixture\ndef no_trio_support():\n    return None\n\n\n"
+                             "def test_db(no_trio_support):\n    assert True\n"},
+    {"tests/sub/test_db.py": "from tests.helpers import no_trio_support\n\n\ndef test_db(no_trio_support):\n    assert True\n",
+     "tests/helpers.py": "import pytest\n\n\n@pytest.fixture\ndef no_trio_support():\n    return None\n"},
+    # a parametrize supplies the parameter; a function that is no test asks for nothing
+    {"tests/sub/test_db.py": "import pytest\n\n\n@pytest.mark.parametrize('no_trio_support', [1, 2])\n"
+                             "def test_db(no_trio_support):\n    assert no_trio_support\n\n\n"
+                             "def helper(no_trio_support):\n    return no_trio_support\n"},
+    # a conftest outside the test's folders; plugins may bring any fixture
+    {"other/test_db.py": "def test_db(no_trio_support):\n    assert True\n"},
+    {"tests/sub/test_db.py": "pytest_plugins = ['tests.plugin']\n\n\ndef test_db(no_trio_support):\n    assert True\n"},
+], ids=["nearer-conftest", "own-fixture", "imported-fixture", "parametrized-and-no-test", "other-folder", "plugins"])
+def test_a_fixture_removed_from_conftest_blocks_no_request_something_else_answers(tmp_path, files):
+    removed = CONFTEST.replace("@pytest.fixture\ndef no_trio_support", "def no_trio_support")
+    _removal_merged(tmp_path, {"tests/conftest.py": CONFTEST} | files, {"tests/conftest.py": removed})
+
+
+def test_a_fixture_renamed_by_its_decorators_name_is_not_left_behind(tmp_path):
+    """`@pytest.fixture(name="client")` over a function renamed: the fixture's name stays."""
+    renamed = CONFTEST.replace("@pytest.fixture\ndef client():", "@pytest.fixture(name=\"client\")\ndef make_client():")
+    _removal_merged(tmp_path, {"tests/conftest.py": CONFTEST, "tests/test_a.py": "def test_a(client):\n    assert client\n"},
+                    {"tests/conftest.py": renamed})
