@@ -955,9 +955,9 @@ class _Check:
         # The target's own place, not the removal's: a nested class moved to its package's top level
         # (Kotlin: okhttp d86233eb4547's DnsMessageReader.DnsMessage made DnsMessage.kt's) answers a bare use.
         container = () if target[1] == EXTENDED else target[1]
-        return found is not None and all(answers(found, self.files[target[0]].merged,
-                                                 dataclasses.replace(removal.definition, container=container),
-                                                 self.files[removal.path].base) for removal in removals)
+        return found is not None and all(answers(found, self.files[target[0]].merged, Definition(
+            removal.definition.name, removal.definition.kind, container, *removal.definition[3:]),
+            self.files[removal.path].base) for removal in removals)
 
     def seen_in_merged(self, target: tuple[str, tuple[str, ...], str], path: str, reference: Reference) -> bool:
         """Whether the use `reference` of the merged `path` may mean a definition of the target's name
