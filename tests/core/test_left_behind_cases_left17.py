@@ -91,3 +91,52 @@ def test_a_fixture_renamed_by_its_decorators_name_is_not_left_behind(tmp_path):
     renamed = CONFTEST.replace("@pytest.fixture\ndef client():", "@pytest.fixture(name=\"client\")\ndef make_client():")
     _removal_merged(tmp_path, {"tests/conftest.py": CONFTEST, "tests/test_a.py": "def test_a(client):\n    assert client\n"},
                     {"tests/conftest.py": renamed})
+
+
+# -- JavaScript: trust-left16's three written-down misses ------------------------------------------
+
+ROOT = ("function greet(name) {\n  return 'hi ' + name;\n}\n\nexport default greet;\nexport const version = 1;\n",
+        "function greet(name) {\n  return 'hi ' + name;\n}\n\nexport const version = 1;\n")
+
+
+def test_a_root_index_default_imported_from_three_folders_down_is_named(tmp_path):
+    """`'../../..'` spells the root index from three folders down as `'..'` does from one."""
+    files = {"package.json": '{"name": "tiny-pkg"}\n', "index.js": ROOT[0],
+             "test/unit/deep/use.js": "import greet from '../../..';\n\nexport const v = greet('a');\n"}
+    _, left = _removal_refused(tmp_path, files, "index.js", {"index.js": ROOT[1]})
+    assert len(left) == 1 and left[0].startswith("test/unit/deep/use.js"), left
+
+
+@pytest.mark.parametrize("importer", [
+    "import api from './api.js';\n\nexport const v = api.run();\n",
+    "import api from './api.js';\n\nexport const v = api();\n",
+], ids=["member", "called"])
+def test_an_export_as_default_made_a_named_export_leaves_its_default_importer(tmp_path, importer):
+    """`export { api as default }` became `export { api }`: the module has no default export now."""
+    before = "function api() { return 1 }\napi.run = () => 2;\n\nexport { api as default };\n"
+    after = "function api() { return 1 }\napi.run = () => 2;\n\nexport { api };\n"
+    _, left = _removal_refused(tmp_path, {"api.js": before, "use.js": importer}, "api.js", {"api.js": after})
+    assert len(left) == 1 and left[0].startswith("use.js"), left
+
+
+def test_an_export_as_default_kept_under_another_line_is_not_left_behind(tmp_path):
+    before = "function api() { return 1 }\n\nexport { api as default };\n"
+    after = "function api() { return 1 }\n\nexport { api };\nexport default api;\n"
+    _removal_merged(tmp_path, {"api.js": before, "use.js": "import api from './api.js';\n\nexport const v = api();\n"},
+                    {"api.js": after})
+
+
+@pytest.mark.parametrize("user", [
+    "require('./m')('a');\n", "const v = require('./m')('a');\n\nmodule.exports = v;\n",
+], ids=["statement", "bound"])
+def test_a_require_called_where_it_stands_after_the_module_stopped_being_a_function_is_left_behind(tmp_path, user):
+    before = "module.exports = function (name) {\n  return name;\n};\n"
+    after = "exports.greet = function (name) {\n  return name;\n};\n"
+    _, left = _removal_refused(tmp_path, {"m.js": before, "use.js": user}, "m.js", {"m.js": after})
+    assert len(left) == 1 and left[0].startswith("use.js"), left
+
+
+def test_a_require_read_for_a_member_it_still_has_is_not_left_behind(tmp_path):
+    before = "module.exports = function (name) {\n  return name;\n};\nmodule.exports.greet = module.exports;\n"
+    after = "exports.greet = function (name) {\n  return name;\n};\n"
+    _removal_merged(tmp_path, {"m.js": before, "use.js": "require('./m').greet('a');\n"}, {"m.js": after})
