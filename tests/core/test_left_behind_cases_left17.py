@@ -107,36 +107,29 @@ def test_a_root_index_default_imported_from_three_folders_down_is_named(tmp_path
     assert len(left) == 1 and left[0].startswith("test/unit/deep/use.js"), left
 
 
-@pytest.mark.parametrize("importer", [
-    "import api from './api.js';\n\nexport const v = api.run();\n",
-    "import api from './api.js';\n\nexport const v = api();\n",
-], ids=["member", "called"])
-def test_an_export_as_default_made_a_named_export_leaves_its_default_importer(tmp_path, importer):
-    """`export { api as default }` became `export { api }`: the module has no default export now."""
-    before = "function api() { return 1 }\napi.run = () => 2;\n\nexport { api as default };\n"
-    after = "function api() { return 1 }\napi.run = () => 2;\n\nexport { api };\n"
-    _, left = _removal_refused(tmp_path, {"api.js": before, "use.js": importer}, "api.js", {"api.js": after})
+API = ("function api() { return 1 }\napi.run = () => 2;\n\nexport { api as default };\n",
+       "function api() { return 1 }\napi.run = () => 2;\n\nexport { api };\n")
+CALLABLE = ("module.exports = function (name) {\n  return name;\n};\n", "exports.greet = function (name) {\n  return name;\n};\n")
+
+
+@pytest.mark.parametrize("module, importer", [
+    # `export { api as default }` became `export { api }`: the module has no default export now
+    (API, "import api from './m.js';\n\nexport const v = api.run();\n"),
+    (API, "import api from './m.js';\n\nexport const v = api();\n"),
+    # a require called where it stands, after the module stopped being a function
+    (CALLABLE, "require('./m.js')('a');\n"),
+    (CALLABLE, "const v = require('./m.js')('a');\n\nmodule.exports = v;\n"),
+], ids=["export-as-default-member", "export-as-default-called", "require-called", "require-called-bound"])
+def test_a_default_export_dropped_leaves_its_importer(tmp_path, module, importer):
+    _, left = _removal_refused(tmp_path, {"m.js": module[0], "use.js": importer}, "m.js", {"m.js": module[1]})
     assert len(left) == 1 and left[0].startswith("use.js"), left
 
 
-def test_an_export_as_default_kept_under_another_line_is_not_left_behind(tmp_path):
-    before = "function api() { return 1 }\n\nexport { api as default };\n"
-    after = "function api() { return 1 }\n\nexport { api };\nexport default api;\n"
-    _removal_merged(tmp_path, {"api.js": before, "use.js": "import api from './api.js';\n\nexport const v = api();\n"},
-                    {"api.js": after})
-
-
-@pytest.mark.parametrize("user", [
-    "require('./m')('a');\n", "const v = require('./m')('a');\n\nmodule.exports = v;\n",
-], ids=["statement", "bound"])
-def test_a_require_called_where_it_stands_after_the_module_stopped_being_a_function_is_left_behind(tmp_path, user):
-    before = "module.exports = function (name) {\n  return name;\n};\n"
-    after = "exports.greet = function (name) {\n  return name;\n};\n"
-    _, left = _removal_refused(tmp_path, {"m.js": before, "use.js": user}, "m.js", {"m.js": after})
-    assert len(left) == 1 and left[0].startswith("use.js"), left
-
-
-def test_a_require_read_for_a_member_it_still_has_is_not_left_behind(tmp_path):
-    before = "module.exports = function (name) {\n  return name;\n};\nmodule.exports.greet = module.exports;\n"
-    after = "exports.greet = function (name) {\n  return name;\n};\n"
-    _removal_merged(tmp_path, {"m.js": before, "use.js": "require('./m').greet('a');\n"}, {"m.js": after})
+@pytest.mark.parametrize("module, importer", [
+    (("function api() { return 1 }\n\nexport { api as default };\n",
+      "function api() { return 1 }\n\nexport { api };\nexport default api;\n"),
+     "import api from './m.js';\n\nexport const v = api();\n"),
+    ((CALLABLE[0] + "module.exports.greet = module.exports;\n", CALLABLE[1]), "require('./m.js').greet('a');\n"),
+], ids=["default-kept-by-another-line", "require-read-for-a-kept-member"])
+def test_a_default_export_dropped_leaves_no_importer_of_what_stays(tmp_path, module, importer):
+    _removal_merged(tmp_path, {"m.js": module[0], "use.js": importer}, {"m.js": module[1]})
