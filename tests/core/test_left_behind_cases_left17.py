@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.test_uses_left_behind import _removal_merged, _removal_refused
+from tests.core.test_uses_left_behind import _removal_merged, _removal_refused, _second_finish
 
 # -- Kotlin: a nested class moved to the top level of its package -----------------------------------
 
@@ -133,3 +133,17 @@ def test_a_default_export_dropped_leaves_its_importer(tmp_path, module, importer
 ], ids=["default-kept-by-another-line", "require-read-for-a-kept-member"])
 def test_a_default_export_dropped_leaves_no_importer_of_what_stays(tmp_path, module, importer):
     _removal_merged(tmp_path, {"m.js": module[0], "use.js": importer}, {"m.js": module[1]})
+
+
+@pytest.mark.parametrize("user, blocks", [
+    ("def test_b(client):\n    assert client\n", True),
+    ("import pytest\n\n\n@pytest.fixture\ndef client():\n    return 2\n\n\ndef test_b(client):\n    assert client\n", False),
+], ids=["asks", "defines-its-own"])
+def test_a_test_another_task_adds_asking_for_a_fixture_the_first_removed(tmp_path, user, blocks):
+    """The merge's own check: the first task dropped `client` from conftest.py, the second adds a test asking for it."""
+    removed = CONFTEST.replace("@pytest.fixture\ndef client", "def client")
+    code, body = _second_finish(tmp_path, {"tests/conftest.py": CONFTEST, "tests/test_a.py": "def test_a():\n    assert True\n"},
+                                ("a", "tests/conftest.py", {"tests/conftest.py": removed}),
+                                ("b", "tests/test_b*", {"tests/test_b.py": user}))
+    conflicts = [(c["path"], c["kind"]) for c in body.get("conflicts", [])]
+    assert (code, conflicts) == ((1, [("tests/test_b.py", "semantic")]) if blocks else (0, [])), body
