@@ -50,8 +50,8 @@ def fixtures_left_behind(changes: Iterable[Change], read_blob: Callable[[str], b
                 or posixpath.basename(change.path) not in profile.semantic.fixture_files:
             continue
         before = fixtures(profile, read_blob(change.old_oid))
-        after = fixtures(profile, read_blob(change.new_oid)) if change.new_oid is not None else {}
-        if lost := {name: line for name, line in before.items() if name not in after}:
+        kept = fixtures(profile, read_blob(change.new_oid)) if change.new_oid is not None else {}
+        if lost := {name: line for name, line in before.items() if name not in kept}:
             gone[change.path] = lost
     if not gone:
         return []
