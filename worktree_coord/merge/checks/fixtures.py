@@ -32,11 +32,10 @@ PLUGINS = re.compile(rb"^pytest_plugins\s*[:=]", re.MULTILINE)
 _SIDES = ("left", "right")
 
 
-def fixture_requests(check: Any) -> list[SemanticFinding]:
+def fixture_requests(check: Any, semantic_profile: Callable[[str], Any]) -> list[SemanticFinding]:
     """The requests one side added of fixtures the other side's fixture files stopped defining, that
-    no file they see defines in the merged tree (module docstring). `check`: semantic.py's _Check."""
-    from .semantic import semantic_profile
-
+    no file they see defines in the merged tree (module docstring). `check`: semantic.py's _Check;
+    `semantic_profile(path)`: its reading profile (semantic.py's, passed down: no import back up)."""
     named: dict[str, tuple[str, ...]] = {}   # extension -> its profile's fixture files' names (a merge has thousands of paths)
     holders = []
     for path, versions in check.in_order():

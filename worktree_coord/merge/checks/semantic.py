@@ -209,7 +209,7 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     doubled = checked if tip is None else [check.files[path] for path in sorted(check.loose) if path in check.files]
     found = check.run() + find_duplicates(doubled, labels=labels, trees=trees) \
         + find_misplaced(doubled, labels=labels, trees=trees) + find_signature_changes(check) \
-        + tuple(fixture_requests(check))
+        + tuple(fixture_requests(check, semantic_profile))
     if mentions is not None and len(checked) > 1:
         from .import_paths import find_replaced_imports
 
