@@ -42,12 +42,13 @@ from ..merge.checks.signatures import reshaped
 from ..merge.checks.syntax import first_error
 from ..merge.checks.symbols import EXPORTS, computed_star_list, extract, import_statements_query, module_specifiers, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
+from .left_fixtures import fixtures_left_behind
 from .left_includes import includes_left_behind
 from .left_modules import loads_modules, module_word, modules_left_behind
 from .left_namespaces import still_declared
 from .own_imports import KIND as OWN_IMPORT, own_imports_broken
 from .own_members import own_member_calls
-from .own_uses import own_file_uses
+from .own_uses import own_file_uses, package_top
 from .root_imports import use_words
 
 MAX_FILES = 100          # files that mention a removed name, read at most (finish stays quick)
@@ -932,6 +933,7 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     found += [f for f in modules_left_behind(changes, read_blob, since, grep, file_at, at=at,
                                              folders_at=folders_at, max_files=max_files, unread=unread)
               + includes_left_behind(changes, since, grep, file_at, at=at, max_files=max_files)
+              + fixtures_left_behind(changes, read_blob, since, grep, file_at, at=at, max_files=max_files)
               if (f.use_path, f.definition_path, f.use_line) not in named]
     # The task's own files: a relative import its move or deletion left naming nothing
     # (own_imports.py), on a line no finding above names already.
@@ -1069,7 +1071,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             if after is not None:
                 own_uses.extend(own_file_uses(change.path, after, pairs,
                                               symbols[0] if symbols is not None else None,
-                                              symbols[1] if symbols is not None else None, before))
+                                              symbols[1] if symbols is not None else None, before,
+                                              package_top(change.path, after, new_versions)))
                 if any(container for container, _name in pairs):
                     own_members.append((change.path, after, pairs, symbols))
         if gone or shapes or (at is None and after is None):

@@ -31,8 +31,11 @@ class's own receiver (`self::f()`, `$this->f()`, `this.F()`) where no assignment
 from __future__ import annotations
 
 import re
-from typing import Any
+import functools
+import posixpath
+from typing import Any, Callable, Mapping
 
+from ..merge.checks import namespaces
 from ..merge.checks.linked import surely_placed, written_local
 from ..merge.checks.reach import spelling
 from ..merge.checks.semantic import semantic_profile
@@ -44,7 +47,8 @@ _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 def own_file_uses(path: str, after: bytes, gone: set[tuple[tuple[str, ...], str]], before_symbols: Any,
-                  after_symbols: Any = None, before: bytes | None = None) -> list[SemanticFinding]:
+                  after_symbols: Any = None, before: bytes | None = None,
+                  package_top: Callable[[str], bool] | None = None) -> list[SemanticFinding]:
     """The uses in `after` (the task's version of `path`) of the definitions `gone` from it, each a
     (container, name), that `after` no longer binds (module docstring): a top-level name used bare,
     a member read through its type's name; `before_symbols` are the base version's definitions
@@ -53,7 +57,9 @@ def own_file_uses(path: str, after: bytes, gone: set[tuple[tuple[str, ...], str]
     spells a gone name at all (a rename's file mostly does not: a merge of a drain pays a word
     search, not an extraction). In a linked language (C) only a name `before` (the base version)
     defined for its file alone (`static`) is read: another file may define any other (a header the
-    task added, lstate.h taking `typedef struct LX` from lstate.c in lua fa1382b5)."""
+    task added, lstate.h taking `typedef struct LX` from lstate.c in lua fa1382b5). `package_top`: whether
+    another file of `path`'s package, as the task leaves it, defines a name at its top level (a member
+    of a class moved there is still named bare inside it: own_class_calls)."""
     profile = semantic_profile(path)
     if profile is None or not gone or len(after) > MAX_BYTES:
         return []
@@ -80,7 +86,7 @@ def own_file_uses(path: str, after: bytes, gone: set[tuple[tuple[str, ...], str]
     if members and (not symbols.wildcard or rules.members_in_scope):
         found += _member_uses(symbols, members, rules, after, where)
     if members and rules.members_in_scope:
-        found += _own_class_calls(symbols, members, rules)
+        found += _own_class_calls(symbols, members, rules, package_top)
     out = []
     seen: set[tuple[tuple[str, ...], str, int]] = set()
     for (container, name), reference in found:
@@ -89,6 +95,36 @@ def own_file_uses(path: str, after: bytes, gone: set[tuple[tuple[str, ...], str]
         seen.add((container, name, reference.line))
         out.append(own_finding(rules, path, container, name, reference, where, lines))
     return out
+
+
+def package_top(path: str, after: bytes, others: Mapping[str, Callable[[], bytes | None]]) -> Callable[[str], bool]:
+    """Whether one of `others` (the files the task changed, each its version as the task leaves it,
+    read only when asked) of `path`'s package defines a name at its top level: a file of its folder
+    in its language, declaring the same namespace where the language has them (Kotlin's `package`,
+    C#'s `namespace`; Java's package is its folder). Files the task did not change are not read: a
+    name moved out of a class goes to a file the move writes."""
+    profile = semantic_profile(path)
+    folder = posixpath.dirname(path)
+    candidates = [other for other in others if other != path and posixpath.dirname(other) == folder
+                  and semantic_profile(other) is profile]
+    if profile is None or not candidates:
+        return lambda _name: False
+
+    def spans(data: bytes) -> frozenset[str]:
+        return frozenset(span[2] for span in namespaces.facts(profile, profile.parse(data), data).spans) \
+            if profile.semantic.namespaces else frozenset()
+
+    @functools.lru_cache(maxsize=None)
+    def texts() -> tuple[bytes, ...]:   # (read once, at the first bare use asked of)
+        home = spans(after)
+        return tuple(data for other in candidates if (data := others[other]()) is not None
+                     and len(data) <= MAX_BYTES and spans(data) == home)
+
+    def defines(name: str) -> bool:
+        word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+        return any(word.search(data) and (found := extract(profile, data, uses=False)) is not None
+                   and found.binds((), name) for data in texts())
+    return defines
 
 
 def task_symbols(profile: Any, after: bytes, after_symbols: Any) -> Any:
@@ -192,14 +228,17 @@ def _member_uses(symbols: Any, gone: set[tuple[tuple[str, ...], str]], rules: An
     return found
 
 
-def _own_class_calls(symbols: Any, gone: set[tuple[tuple[str, ...], str]],
-                     rules: Any) -> list[tuple[tuple[tuple[str, ...], str], Any]]:
+def _own_class_calls(symbols: Any, gone: set[tuple[tuple[str, ...], str]], rules: Any,
+                     package_top: Callable[[str], bool] | None = None) -> list[tuple[tuple[tuple[str, ...], str], Any]]:
     """The calls of members `gone` from a class, inside that class, bare or through `this` (`padWidth(c)`,
     `this.padWidth(c)`), in a language that resolves them where it compiles (Java, C#: profile
     `members_in_scope`): where neither the class nor a class around it still declares the name, none of
     them declares a base (`@heritage`: C#'s `partial` too) that may give it, and no static import may
     bring it, javac or csc fails there. Found driving wtc on commander.js, then asked of Java and C#: a
-    method renamed in its class left the class's own calls of it, and no face named them."""
+    method renamed in its class left the class's own calls of it, and no face named them. A bare use
+    the package's top level answers is no such call: a nested class moved out of its class, to the
+    file's top or another file of the package (`package_top`), is named bare as before (Kotlin: okhttp
+    d86233eb4547 moved DnsMessageReader's DnsMessage, Question, ResourceRecord to DnsMessage.kt)."""
     found = []
     names = {name for _, name in gone}
     static = {item.bound for item in symbols.imports}
@@ -214,6 +253,8 @@ def _own_class_calls(symbols: Any, gone: set[tuple[tuple[str, ...], str]],
             continue   # still declared around the call, or a base may give it
         if receiver is None and (name in static or symbols.wildcard or reference.scopes & symbols.local.get(name, set())):
             continue   # a static import, a star import, a local of that name may answer a bare call
+        if receiver is None and (symbols.binds((), name) or (package_top is not None and package_top(name))):
+            continue   # the package's top-level name of that spelling answers it
         found.append(((container, name), reference))
     return found
 

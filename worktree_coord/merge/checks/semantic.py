@@ -61,6 +61,7 @@ from ..result import SemanticFinding
 from .signatures import find_signature_changes
 from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, hunks as _hunks, lines_text,
                               ranges_text, touched_lines as _touched_lines)
+from .fixtures import fixture_requests
 from .symbols import (CONTAINER_KINDS, EXPORTS, FUNCTION_KINDS, IMPORTS_ONLY, Definition, Reference, Symbols, exports_closed, exports_open, extract,
                       fingerprint, hidden_query, visible_import as _visible_import)
 from .module_index import ModuleTables
@@ -207,7 +208,8 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     # (`files` of a tip's merge are in path order: the loose ones, in path order, are in the same order.)
     doubled = checked if tip is None else [check.files[path] for path in sorted(check.loose) if path in check.files]
     found = check.run() + find_duplicates(doubled, labels=labels, trees=trees) \
-        + find_misplaced(doubled, labels=labels, trees=trees) + find_signature_changes(check)
+        + find_misplaced(doubled, labels=labels, trees=trees) + find_signature_changes(check) \
+        + tuple(fixture_requests(check, semantic_profile))
     if mentions is not None and len(checked) > 1:
         from .import_paths import find_replaced_imports
 
@@ -949,8 +951,12 @@ class _Check:
         if not defined or not removals or package_key(target[0]) != LINKED:
             return defined
         found = self.symbols(target[0], "merged", uses=False)
-        return found is not None and all(answers(found, self.files[target[0]].merged, removal.definition,
-                                                 self.files[removal.path].base) for removal in removals)
+        # The target's own place, not the removal's: a nested class moved to its package's top level
+        # (Kotlin: okhttp d86233eb4547's DnsMessageReader.DnsMessage made DnsMessage.kt's) answers a bare use.
+        container = () if target[1] == EXTENDED else target[1]
+        return found is not None and all(answers(found, self.files[target[0]].merged, Definition(
+            removal.definition.name, removal.definition.kind, container, *removal.definition[3:]),
+            self.files[removal.path].base) for removal in removals)
 
     def seen_in_merged(self, target: tuple[str, tuple[str, ...], str], path: str, reference: Reference) -> bool:
         """Whether the use `reference` of the merged `path` may mean a definition of the target's name

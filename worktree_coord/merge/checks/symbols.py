@@ -1064,13 +1064,15 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     _add_exports(out, raw_exports, source, rules.default_export)
     quiet = _silent_spans(profile, tree) if rules.silent and raw_refs else None
     for name_node, kind in raw_refs:
-        if name_node.id in defined_at or name_node.id in imported_at:
+        # An import made where it stands and called there (`require('./m')(x)`): its own use too, by its text.
+        inline = kind == "call" and name_node.id in imported_at and name_node.named_child_count > 0
+        if name_node.id in defined_at or (name_node.id in imported_at and not inline):
             continue   # an import's own name is the import (Rust's `use crate::parse;` is no path read as a value)
         if quiet and _within_spans(quiet, name_node.start_byte):
             continue   # no use where it stands (profile `silent`: C's `#ifdef X`)
         defined_at.add(name_node.id)   # one reference per name node, however many patterns found it
         name = _text(source, name_node)
-        if not _WORD.match(name):
+        if not _WORD.match(name) and not inline:
             continue
         container, functions, declaration, _ = placer.place(name_node.parent)
         receiver = _receiver(source, name_node)

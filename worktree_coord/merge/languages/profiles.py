@@ -406,6 +406,9 @@ class SemanticRules:
     `own_kinds`: the definition kinds (`@definition.<kind>`) of members no base gives (Rust's enum
     variants: a trait impl adds methods and consts, never a variant): one gone from its type is gone
     though the type declares bases (`@heritage`).
+    `fixture_files`, `fixture_decorator`, `fixture_requesters`, `fixture_calls`, `fixture_supplied`: a
+    test framework's fixtures (pytest's), which a test requests by its parameter's name or a string,
+    never an import: check/left_fixtures.py reads a fixture a `fixture_files` file stopped defining.
     `package = "linked"`: every file of the languages so marked shares one package, the linker's
     (C, C++: a use in any file may mean a definition in any other, merge/checks/linked.py);
     `file_local`: a pattern of a definition's text before its name that makes it its file's alone
@@ -492,6 +495,12 @@ class SemanticRules:
     declaration_files: tuple[str, ...] = ()          # endings of files that only describe another file's code (`.d.ts`)
     own_kinds: frozenset[str] = frozenset()         # member kinds no base gives (Rust's `variant`): heritage hides none
     file_local: str = ""                            # a pattern of a definition's text before its name: its file's alone (C's `static`)
+    # Test fixtures a test names by a parameter or a string, not an import (pytest's; check/left_fixtures.py):
+    fixture_files: tuple[str, ...] = ()             # the files whose fixtures the files of their folder and below see (conftest.py)
+    fixture_decorator: str = ""                     # a pattern of a decorator's text making a function a fixture
+    fixture_requesters: str = ""                    # a pattern of the names of functions whose parameters name fixtures (tests)
+    fixture_calls: tuple[str, ...] = ()             # the callees whose string arguments name fixtures (`usefixtures`)
+    fixture_supplied: str = ""                      # a pattern of a decorator's text supplying parameters by name (`parametrize`)
     extension: str = ""                             # a pattern of a definition's text before its name: called on a value of any type (Kotlin's `fun String.quoted`)
     included: frozenset[str] = frozenset()          # extensions of files included whole: no definition there is its file's alone (`h`)
     partial_parse: bool = False                     # a version with ERROR nodes is read outside them (C's macros): linked.py
@@ -528,6 +537,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "guards", "path_prefixes", "default_export", "default_words", "whole_default", "root_specifiers",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name", "all_members", "common_members", "memberless_bases", "constructs", "export_receivers", "receiver_forms", "attribute_guards", "class_bases", "member_writes", "declaration_files", "own_kinds", "file_local",
+                  "fixture_files", "fixture_decorator", "fixture_requesters", "fixture_calls", "fixture_supplied",
                   "extension", "included", "partial_parse", "silent", "namespaces", "namespaces_nest", "namespace_keyword",
                   "parse_masks", "conditional"}
 _SIGNATURE_KEYS = {"parameters", "counted", "keywords", "keyword_open", "positional_only", "keyword_arguments", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
@@ -1092,7 +1102,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
                 raise ConfigError(f"language profile {source}: semantic.{key} entry {folder!r} must be a "
                                   "path below the project", fix='write it like "src" or "src/lib.rs"')
     for key in ("version_suffix", "qualified_names", "root_module", "source_sets", "module_replaces", "workspace_modules",
-                "file_local", "extension"):
+                "file_local", "extension", "fixture_decorator", "fixture_requesters", "fixture_supplied"):
         try:
             found = re.compile(text(key, ""))
         except re.error as error:
@@ -1146,6 +1156,9 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         class_bases=text("class_bases", ""), member_writes=text("member_writes", ""),
         declaration_files=strings("declaration_files"),
         own_kinds=frozenset(strings("own_kinds")), file_local=text("file_local", ""), extension=text("extension", ""),
+        fixture_files=strings("fixture_files"), fixture_decorator=text("fixture_decorator", ""),
+        fixture_requesters=text("fixture_requesters", ""), fixture_calls=strings("fixture_calls"),
+        fixture_supplied=text("fixture_supplied", ""),
         included=frozenset(strings("included")),
         partial_parse=raw.get("partial_parse", False), silent=text("silent", ""),
         namespaces=text("namespaces", ""), namespaces_nest=raw.get("namespaces_nest", True),
