@@ -55,3 +55,30 @@ def test_an_update_carries_a_reserved_edit_onto_what_consolidation_made_and_noth
     assert code == 0, consolidated
     landed = git(repo, "show", "wtc/r/integration:pyproject.toml")
     assert '"idna<4"' in landed and '"anyio"' in landed and '"sniffio"' in landed, landed
+
+
+def test_markers_in_a_reserved_manifest_at_finish_get_a_way_out_that_works_and_keeps_the_edit(tmp_path: Path) -> None:
+    """Finish refused a reserved manifest holding conflict markers advising `git checkout --theirs`,
+    which fails once finish has committed the file (no merge is open) and, taken during a merge,
+    drops the task's edit. The way out now named is the file as the task's base holds it, the
+    task's edit made again on it; followed, the edit lands."""
+    import subprocess
+
+    repo = make_repo(tmp_path / "repo", {"pyproject.toml": HATCH, "src/a.py": "A = 1\n"})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, started = wtc_in_process(repo, "task", "start", "t", "--run", "r", "--own", "src/**")
+    work = Path(started["worktree"])
+    marked = HATCH.replace('  "idna",\n', '<<<<<<< ours\n  "idna<4",\n=======\n  "idna>=3",\n>>>>>>> theirs\n')
+    write(work, {"pyproject.toml": marked, "src/a.py": "A = 2\n"})
+    code, refused = wtc_in_process(repo, "task", "finish", "t", "--run", "r")
+    assert code == 3 and refused["state"] == "rejected", refused
+    [row] = [v for v in refused["violations"] if v["path"] == "pyproject.toml"]
+    assert "--theirs" not in row["detail"], row["detail"]
+    command = row["detail"].split("`")[1]
+    assert command.startswith("git show ") and command.endswith("> pyproject.toml"), command
+    subprocess.run(["sh", "-c", command], cwd=work, check=True)        # as the refusal says
+    assert (work / "pyproject.toml").read_text() == HATCH
+    write(work, {"pyproject.toml": HATCH.replace('  "idna",\n', '  "idna<4",\n')})   # the edit made again
+    code, done = wtc_in_process(repo, "task", "finish", "t", "--run", "r")
+    assert code == 0 and done["state"] == "merged", done
+    assert [i["name"] for i in done["intents"]] == ["idna"], done["intents"]

@@ -85,7 +85,7 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
             intents += derived
         except WtcError as error:
             violations.append({"path": change.path, "rule": "reserved_invalid",
-                               "detail": _repaired(change.path, base, new, since)
+                               "detail": _repaired(change.path, base, new, since) or _marked(change.path, new, since)
                                or error.message + (f"; fix: {error.fix}" if error.fix else "")})
     return _one_relock_per_root(intents), violations
 
@@ -106,6 +106,25 @@ def _repaired(path: str, base: bytes | None, new: bytes | None, since: str) -> s
             "does: it repairs the file, which consolidation cannot carry (it applies a reserved manifest's edits key by "
             f"key onto the integration's copy, unreadable too); fix: the lead repairs {path} on the integration branch "
             f"(or unreserves it, `reserved-remove` in .wtc.toml, so the repair merges as code), then finish again")
+
+
+def _marked(path: str, new: bytes | None, since: str) -> str:
+    """What to say of a task's reserved manifest holding conflict markers (a merge of its own, or one
+    `task update` could not carry as intents), or "". Consolidation's own advice, take one side with
+    `git checkout --theirs`, works only while a merge is open (finish has committed the file by
+    then) and drops the task's edit either way: integration's side has none of it, and the task's
+    side, finished against integration, would undo what integration holds. The file as the task's
+    base holds it, with the task's edits made again on it, is what finish carries as intents."""
+    from ..consolidate.textformat import CONFLICT_MARKER
+
+    found = CONFLICT_MARKER.search(new) if new is not None else None
+    if new is None or found is None:
+        return ""
+    line = new.count(b"\n", 0, found.start()) + 1
+    return (f"{path} holds git conflict markers (line {line}); a reserved manifest is never text-merged, its edits are carried "
+            f"key by key as intents from the version the task's changes are measured from; fix: write it back as that "
+            f"version holds it (`git show {since[:12]}:{path} > {path}` at the checkout's top), make the task's own edits "
+            f"of it again there, then finish again")
 
 
 def _strict_error(path: str, data: bytes) -> WtcError | None:
