@@ -293,7 +293,8 @@ class ForecastOperations(CoordinatorBase):
         from .stray_files import add_stray_file_fixes
 
         add_stray_file_fixes(violations, me.changes.values(), record.worktree if me.source == "worktree" else None,
-                             self.git.common_dir / "info" / "exclude", committed=False, read_blob=self.git.read_blob)
+                             self.git.common_dir / "info" / "exclude", committed=False,
+                             renames=lambda: self.git.renames(me.base, me.tree))
         mode = self._left_behind_mode(run)
         failed: list[str] = []   # the left-behind look gave no answer (failed inside, or too large): unanswered
         left_behind = self._left_behind(run_id, task_id, me, tip, failed) if mode is not SemanticMode.OFF else []

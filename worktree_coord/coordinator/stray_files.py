@@ -12,14 +12,13 @@ by then, so the commands take it out of the index too; before finish it is only 
 A new file that is a file the task deleted inside its boundary, moved (`git mv lib/only.js
 lib/pick.js` with only the first owned), is no stray: deleting it, as the stray's way out says,
 would leave the task's new imports of it unanswered (found driving wtc on koajs/koa). Its way out
-is the move back, or the lead's widen the finish's note names. A move is told by its content: the
-same blob, or (git's own rename rule, for a move with edits) lines at least half alike.
-Invariants: pure (changes and blob bytes in, strings out); changes nothing but the rows it is given.
+is the move back, or the lead's widen the finish's note names. A move is what git's own rename
+detection pairs (`GitRepo.renames`: the same content, or edited and still half alike).
+Invariants: pure (changes and the renames in, strings out); changes nothing but the rows it is given.
 """
 
 from __future__ import annotations
 
-import difflib
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -27,55 +26,17 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 if TYPE_CHECKING:
     from ..gitrepo import Change
 
-# Git's own default: a pair of files at least half alike is a rename (`diff.renames`, -M50%).
-MOVE_SIMILARITY = 0.5
-# Pairs compared by their lines at most (a task adding and deleting hundreds of files is told by
-# exact contents only: the ways out are advice, not worth a quadratic read).
-MOVE_PAIRS_COMPARED = 400
-MOVE_BYTES_COMPARED = 256 * 1024
-
-
-def moved_from(changes: Iterable[Change], read_blob: Callable[[str], bytes]) -> dict[str, str]:
-    """Each added path that is a deleted path moved (module docstring): added -> deleted."""
-    added = [c for c in changes if c.status == "added"]
-    deleted = [c for c in changes if c.status == "deleted"] if added else []
-    by_blob = {c.old_oid: c.path for c in deleted}
-    moves = {c.path: by_blob[c.new_oid] for c in added if c.new_oid in by_blob}
-    rest = [c for c in added if c.path not in moves]
-    gone = [c for c in deleted if c.path not in moves.values()]
-    if not rest or not gone or len(rest) * len(gone) > MOVE_PAIRS_COMPARED:
-        return moves
-    lines: dict[str, list[bytes] | None] = {}
-
-    def text(oid: str) -> list[bytes] | None:
-        if oid not in lines:
-            data = read_blob(oid)
-            lines[oid] = None if len(data) > MOVE_BYTES_COMPARED or b"\0" in data else data.splitlines()
-        return lines[oid]
-
-    for new in rest:
-        best, best_ratio = None, MOVE_SIMILARITY
-        for old in gone:
-            a, b = text(old.old_oid or ""), text(new.new_oid or "")
-            if a is None or b is None:
-                continue
-            ratio = difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
-            if ratio >= best_ratio:
-                best, best_ratio = old.path, ratio
-        if best is not None:
-            moves[new.path] = best
-    return moves
-
 
 def add_stray_file_fixes(violations: list[dict[str, Any]], changes: Iterable[Change], worktree: str | None,
-                         exclude_file: Path, *, committed: bool, read_blob: Callable[[str], bytes]) -> None:
+                         exclude_file: Path, *, committed: bool, renames: Callable[[], dict[str, str]]) -> None:
     """Give each `outside_own` violation of a path `changes` added its `fix` (module docstring).
-    `committed`: finish has committed the worktree (the file is in the branch's last commit)."""
-    changes = list(changes)
+    `committed`: finish has committed the worktree (the file is in the branch's last commit);
+    `renames`: old path -> new path of the task's changes by git's rename detection (asked only
+    when a new file is outside the boundary)."""
     new = {c.path for c in changes if c.status == "added"}
     if not worktree or not any(row.get("rule") == "outside_own" and row.get("path") in new for row in violations):
         return
-    moves = moved_from(changes, read_blob)
+    moves = {moved: old for old, moved in renames().items()}
     where = shlex.quote(worktree)
     for row in violations:
         path = row.get("path") or ""

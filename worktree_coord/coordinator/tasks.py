@@ -586,7 +586,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     violations = [v.to_json() for v in report.violations]
                     followed = report.followed
                     add_stray_file_fixes(violations, changes, task.worktree, self.git.common_dir / "info" / "exclude",
-                                         committed=True, read_blob=self.git.read_blob)
+                                         committed=True, renames=lambda: self.git.renames(since, tip))
                     markers = self._leftover_markers(task, tip)
                     violations += self._large_committed_files(run, task, since, tip)
                     reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
