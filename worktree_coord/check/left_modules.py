@@ -159,29 +159,8 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
         separator = semantic_profile(importer).semantic.module_separator  # type: ignore[union-attr]
         word = spelling([member.encode()])
         parent = parent[:-len(separator)] if parent.endswith(separator) and parent.strip(separator) else parent
-        return any(_passes(path, member, word, top=True, seen=set()) for path in named_after(parent, importer))
+        return any(_passes(path, member, word, True, set(), after, named_after) for path in named_after(parent, importer))
 
-    def _passes(path: str, member: str, word: re.Pattern[bytes], top: bool, seen: set[str]) -> bool:
-        """Whether the file `path` after the task binds `member` (`top`: the package's own file) or,
-        reached by a star import, spells it, or passes a star import on from a file that does. At
-        each star the module's list decides (its `__all__`, its `_` names: symbols.star_names), each
-        file once, at most MAX_STAR_DEPTH files deep."""
-        if path in seen or len(seen) > MAX_STAR_DEPTH:
-            return False
-        seen.add(path)
-        text = after("", path)
-        profile = semantic_profile(path)
-        if text is None or profile is None or len(text) > MAX_BYTES:
-            return False
-        if not top and not _star_takes(profile, text, member):
-            return False   # `from <this module> import *` does not take the name
-        if not top and word.search(text):
-            return True
-        symbols = extract(profile, text, uses=False)
-        if top and symbols.binds((), member):
-            return True
-        return any(_passes(other, member, word, False, seen)
-                   for star in symbols.star_modules for other in named_after(star, path))
     names = set(tokens.values())
     found: list[SemanticFinding] = []
     read = 0
@@ -218,3 +197,30 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
                       f"and {'were' if len(too_big) > 1 else 'was'} not read: {', '.join(too_big[:5])}"
                       + (", ..." if len(too_big) > 5 else ""))
     return found
+
+
+def _passes(path: str, member: str, word: re.Pattern[bytes], top: bool, seen: set[str],
+            after: Callable[[str, str], bytes | None], named_after: Callable[[str, str], list[str]]) -> bool:
+    """Whether the file `path` after the task binds `member` (`top`: the package's own file) or,
+    reached by a star import, spells it, or passes a star import on from a file that does. At
+    each star the module's list decides (its `__all__`, its `_` names: symbols.star_names), each
+    file once, at most MAX_STAR_DEPTH files deep. `after(which, path)` reads the tree after the task,
+    `named_after(module, importer)` the files a module names there (module_resolvers). (Here, not
+    nested in modules_left_behind: a nested function calling itself holds itself, and with it every
+    reader of the look, until the collector finds the cycle.)"""
+    if path in seen or len(seen) > MAX_STAR_DEPTH:
+        return False
+    seen.add(path)
+    text = after("", path)
+    profile = semantic_profile(path)
+    if text is None or profile is None or len(text) > MAX_BYTES:
+        return False
+    if not top and not _star_takes(profile, text, member):
+        return False   # `from <this module> import *` does not take the name
+    if not top and word.search(text):
+        return True
+    symbols = extract(profile, text, uses=False)
+    if top and symbols.binds((), member):
+        return True
+    return any(_passes(other, member, word, False, seen, after, named_after)
+               for star in symbols.star_modules for other in named_after(star, path))

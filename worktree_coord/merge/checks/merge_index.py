@@ -66,6 +66,12 @@ MAX_PIN_WORDS = 4          # pins whose word index (pin_words.py) is kept on dis
 # collections kept promoting them and a middle and a full collection walked the tables again:
 # 0.4 ms of CPU a merge of bench_merge's 200-task drain at 20,000 files, 0.15 with this.
 DRAIN_GC_THRESHOLD = 10_000
+# And at the end of each check of a drain, what is alive is frozen (gc.freeze: moved out of the
+# collector's generations, never walked again while the drain runs; still freed by its count when
+# dropped): what a drain keeps (symbols by content, the tip's tables, ~500 containers a merge) was
+# walked by the young and middle collections merge after merge, 0.4-0.6 ms of CPU a merge of
+# bench_merge's --imports drain, 7-9% of it. Sound because a drain's merge leaves no cycle for the
+# collector (tests/merge/test_drain_leaves_no_cycles.py): a cycle frozen would wait for the drain's end.
 
 Side = tuple[Any, int]   # a path's blob id (None: absent) and mode in one tree
 Changes = dict[str, tuple[Side, Side]]
@@ -337,9 +343,12 @@ class MergeIndex:
                 del self._drain_tips[key]
 
     def settle(self) -> None:
-        """The end of one check: write what it left pending, unless a drain holds the writes."""
+        """The end of one check: write what it left pending, unless a drain holds the writes (then
+        what the check left alive is frozen: DRAIN_GC_THRESHOLD's note)."""
         if not self._held:
             self.flush()
+        elif _freezing:
+            gc.freeze()
 
     def flush(self) -> None:
         """Write every pending entry now."""
@@ -420,10 +429,10 @@ class MergeIndex:
         """table[key] (marked recently used), or _MISSING; under the lock: a server's worker
         threads share one index."""
         with self._lock:
-            if key not in table:
-                return _MISSING
-            table.move_to_end(key)
-            return table[key]
+            found = table.get(key, _MISSING)   # (a key is hashed twice, not three times: ~100 lookups a merge)
+            if found is not _MISSING:
+                table.move_to_end(key)
+            return found
 
     def _put(self, table: OrderedDict, key: Any, value: Any, limit: int) -> None:
         with self._lock:
@@ -683,6 +692,10 @@ def _index_folder(git_path: str) -> Path:
 _gc_drains = 0                # held() blocks open in this process (any index, any thread)
 _gc_before: tuple[int, ...] = ()
 _gc_lock = threading.Lock()
+# Whether a drain's checks freeze what they leave alive (settle): only in a process that froze
+# nothing itself (`wtc serve` freezes its start-up heap: a drain's unfreeze would thaw it) and whose
+# collector is on; everything is unfrozen when the last drain ends.
+_freezing = False
 # The largest tree object libgit2 keeps in its object cache once a drain has run in the process
 # (its default: 4,096 bytes). A drain reads the same trees at every merge (the root, the folders
 # above each task's files; a folder of 200 packages is a 7 KB tree), each path lookup, tree walk
@@ -696,7 +709,8 @@ _trees_cached = False
 def _drain_process(step: int) -> None:
     """What a drain sets for the process while any drain holds an index, put back when the last
     one ends: the collector's first threshold raised (DRAIN_GC_THRESHOLD: only how often it runs
-    changes, every cycle is still collected, at most that many more containers wait for it), and
+    changes, every cycle is still collected, at most that many more containers wait for it), what
+    each check leaves alive frozen (`settle`, where the process froze nothing itself), and
     objects read as git reads them, their content not hashed again against their id (libgit2's
     strict hash verification: 11% of the instructions of bench_merge's --imports drain, every blob
     of a merge's files and every tree read for the first time; git's merge-tree, commit-tree and
@@ -704,7 +718,7 @@ def _drain_process(step: int) -> None:
     checked as it is inflated). Process-wide: another thread's reads meanwhile are read so too.
     And once, kept: trees cached up to TREE_CACHE_LIMIT (an object cached stays valid: it is read
     by its id)."""
-    global _gc_drains, _gc_before, _trees_cached
+    global _gc_drains, _gc_before, _trees_cached, _freezing
     import pygit2
     from pygit2.enums import ObjectType, Option
 
@@ -715,6 +729,7 @@ def _drain_process(step: int) -> None:
             if not _trees_cached:
                 pygit2.option(Option.SET_CACHE_OBJECT_LIMIT, ObjectType.TREE, TREE_CACHE_LIMIT)
                 _trees_cached = True
+            _freezing = gc.isenabled() and gc.get_freeze_count() == 0
             _gc_before = gc.get_threshold()
             if _gc_before[0] and _gc_before[0] < DRAIN_GC_THRESHOLD:   # 0: the collector is off, left off
                 gc.set_threshold(DRAIN_GC_THRESHOLD, *_gc_before[1:])
@@ -722,6 +737,9 @@ def _drain_process(step: int) -> None:
                 _gc_before = ()
         elif step < 0 and _gc_drains == 0:
             pygit2.option(Option.ENABLE_STRICT_HASH_VERIFICATION, True)
+            if _freezing:
+                _freezing = False
+                gc.unfreeze()   # (into the oldest generation, where what a drain keeps was going)
             if _gc_before:
                 gc.set_threshold(*_gc_before)
                 _gc_before = ()

@@ -207,13 +207,16 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     # A tip's file outside `loose` is ours' version in the merged tree: no duplicate to find there.
     # (`files` of a tip's merge are in path order: the loose ones, in path order, are in the same order.)
     doubled = checked if tip is None else [check.files[path] for path in sorted(check.loose) if path in check.files]
-    found = check.run() + find_duplicates(doubled, labels=labels, trees=trees) \
-        + find_misplaced(doubled, labels=labels, trees=trees) + find_signature_changes(check) \
-        + tuple(fixture_requests(check, semantic_profile))
-    if mentions is not None and len(checked) > 1:
-        from .import_paths import find_replaced_imports
+    try:
+        found = check.run() + find_duplicates(doubled, labels=labels, trees=trees) \
+            + find_misplaced(doubled, labels=labels, trees=trees) + find_signature_changes(check) \
+            + tuple(fixture_requests(check, semantic_profile))
+        if mentions is not None and len(checked) > 1:
+            from .import_paths import find_replaced_imports
 
-        found += tuple(find_replaced_imports(checked, check, check.labels, mentions, tree_file))
+            found += tuple(find_replaced_imports(checked, check, check.labels, mentions, tree_file))
+    finally:
+        check.close()
     unique: dict[tuple[str, int, str, str], SemanticFinding] = {}
     for finding in found:   # the same place, problem and name found twice is one thing to fix
         unique.setdefault((finding.use_path, finding.use_line, finding.problem, finding.name), finding)
@@ -226,10 +229,17 @@ def tree_module_files(tree_file: TreeFile, tree_folders: TreeFolders | None = No
     imports and re-exports with (reexports.py: relative paths, `module_files`, a src layout, tsconfig
     paths, workspace packages, crates); none for a module no file of the tree is (`react`, `os`)."""
     check = _Check([], ("", "", ""), {}, True, tree_file, tree_folders)
+    reexports: list[ReExports] = []   # made on the first question (reexports.py loaded then), held here, not by the check:
+    # the reader holds the check, and the two holding each other were left to the collector at every merge
 
     def files(module: str, importer: str) -> list[str]:
         profile = semantic_profile(importer)
-        return [] if profile is None else check.reexports.named_files(module, importer, profile.semantic)
+        if profile is None:
+            return []
+        if not reexports:
+            reexports.append(check.reexports)
+            check.close()
+        return reexports[0].named_files(module, importer, profile.semantic)
     return files
 
 
@@ -286,6 +296,13 @@ class _Check:
         self._members_named: dict[str, bool] = {}   # member_named(), per name: C#'s receivers, Kotlin's extensions
         self._converted: dict[tuple[str, str], bool] = {}   # converted(), per (package, class)
 
+
+    def close(self) -> None:
+        """Drop the readers that hold this check's own methods (its reach's, its re-exports'): the
+        check and all it read (a drain's merge: its files' versions, the tip's tables it held) are
+        freed by their counts when it ends, not left to the collector (merge_index.settle_merge)."""
+        self._reach = None
+        self._reexports = None
 
     def in_order(self) -> Iterable[tuple[str, Versions]]:
         """(path, versions) of every file, in the order of the files the check was given."""
