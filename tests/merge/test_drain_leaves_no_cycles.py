@@ -68,7 +68,8 @@ def _finished(repo: Path, run: str, task: str, own: str, edits: dict[str, str | 
     assert code == 0 and body["state"] == "finished", json.dumps(body)[:3000]
 
 
-def _garbage_of_a_drain(repo: Path, run: str, tasks: list[tuple[str, str, dict[str, str | None]]]) -> int:
+def _garbage_of_a_drain(repo: Path, run: str, tasks: list[tuple[str, str, dict[str, str | None]]],
+                        states: set[str] = frozenset({"merged"})) -> int:
     """The objects in cycles a drain of `tasks` left (what the collector finds right after it)."""
     assert wtc(repo, "run", "start", "--run", run)[0] == 0
     for task in tasks:
@@ -78,7 +79,7 @@ def _garbage_of_a_drain(repo: Path, run: str, tasks: list[tuple[str, str, dict[s
     try:
         with Coordinator(repo) as coordinator:
             report = coordinator.merge(run)
-        assert {row["state"] for row in report.tasks} == {"merged"}, report.tasks
+        assert {row["state"] for row in report.tasks} == states, report.tasks
         return gc.collect()
     finally:
         gc.enable()
@@ -91,6 +92,21 @@ def test_a_drain_leaves_no_cycle_per_merge(tmp_path: Path) -> None:
     long = _garbage_of_a_drain(repo, "long", _edits(1) + _edits(2) + _edits(3) + [MOVE])
     # 14 merges against 2: before, ~200 objects a merge (2,400 more); now what a drain makes once
     assert long <= short + 20, (short, long)
+
+
+def _clash(run: str, count: int) -> list[tuple[str, str, dict[str, str | None]]]:
+    """`count` tasks changing one line: all but the first are conflicts of the drain."""
+    return [(f"{run}{i}", "pkg/core.py", {"pkg/core.py": FILES["pkg/core.py"].replace("helper(x)\n", f"helper(x) + {i}\n")})
+            for i in range(count)]
+
+
+def test_a_drain_of_conflicts_leaves_no_cycle_per_conflict(tmp_path: Path) -> None:
+    """A conflict's row asks which task added its lines (merge_queue.TaskLines, whose caches held it in a cycle)."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    _garbage_of_a_drain(repo, "warm", _clash("w", 3), {"merged", "conflict"})
+    few = _garbage_of_a_drain(repo, "few", _clash("f", 2), {"merged", "conflict"})
+    many = _garbage_of_a_drain(repo, "many", _clash("m", 8), {"merged", "conflict"})
+    assert many <= few + 10, (few, many)
 
 
 def test_a_drain_in_a_process_that_froze_its_heap_leaves_it_frozen(tmp_path: Path) -> None:

@@ -13,7 +13,6 @@ Invariants:
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from ..boundary import matches
@@ -239,8 +238,23 @@ class TaskLines:
         self._repo = repo
         self._base = base
         self._commits = dict(commits)
-        self._lines = functools.cache(self._read_lines)   # the pin's version is read once, whichever task asks
-        self._taken = functools.cache(self._taken_in)
+        # Kept per question (the pin's version is read once, whichever task asks) in plain dicts:
+        # functools.cache over a bound method held this object in a cycle, left to the collector at
+        # every conflict of a drain, which freezes what is alive (merge_index.settle)
+        self._lines_of: dict[tuple[str | None, str], frozenset[str]] = {}
+        self._taken_of: dict[str, tuple[str, ...]] = {}
+
+    def _lines(self, commit: str | None, path: str) -> frozenset[str]:
+        found = self._lines_of.get((commit, path))
+        if found is None:
+            found = self._lines_of[(commit, path)] = self._read_lines(commit, path)
+        return found
+
+    def _taken(self, commit: str) -> tuple[str, ...]:
+        found = self._taken_of.get(commit)
+        if found is None:
+            found = self._taken_of[commit] = self._taken_in(commit)
+        return found
 
     def _read(self, commit: str | None, path: str) -> bytes | None:
         import pygit2
