@@ -76,7 +76,7 @@ def _holders(check: Any, semantic_profile: Callable[[str], Any]) -> list[tuple[s
     (`check.tip`) the task's (`check.loose`), since a tip's fixture file matters only to a request a
     task file of its language added; its thousands of other files (every file the run changed so far)
     are matched by one C-level suffix test each, not a profile lookup and two path splits each (500 a
-    merge of a 200-task drain: 9% of it, growing with the run)."""
+    merge of a 200-task drain, and growing with the run)."""
     walked = check.loose if check.tip is not None else check.files
     names: set[str] = set()
     seen: set[str] = set()   # extensions asked (a merge has thousands of paths, a handful of extensions)
