@@ -162,6 +162,21 @@ def wtc(cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float
     return done.returncode, json.loads(lines[0])
 
 
+def finished_unmerged(repo: Path, run: str, task: str, own: str, edits: dict[str, str | None]) -> None:
+    """Task `task` of run `run`, owning `own`, started, given `edits` (path -> new text; None deletes
+    the file) and finished without merging (`--no-merge`): what a drain then takes."""
+    code, body = wtc(repo, "task", "start", task, "--run", run, "--own", own)
+    assert code == 0, body
+    for path, text in edits.items():
+        target = Path(body["worktree"]) / path
+        if text is None:
+            target.unlink()
+        else:
+            target.write_text(text)
+    code, body = wtc(repo, "task", "finish", task, "--run", run, "--no-merge")
+    assert code == 0 and body["state"] == "finished", json.dumps(body)[:3000]
+
+
 def wtc_in_process(cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120) -> tuple[int, dict]:
     """`wtc(cwd, *args)` without a process: the same command line (`cli.main`, what the `wtc` script
     runs once its quick path declines) called in this one, from `cwd`, with --json; returns (exit code,

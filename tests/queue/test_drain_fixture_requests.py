@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_repo, wtc
+from tests.conftest import finished_unmerged, make_repo, wtc
 
 CONFTEST = ("import pytest\n\n\n@pytest.fixture\ndef client():\n    return object()\n\n\n"
             "@pytest.fixture\ndef db():\n    return 1\n")
@@ -24,21 +24,12 @@ BEFORE = [("js", "web/**", {"web/app.js": "export const a = 2;\n"}),
           ("other", "other/**", {"other/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef spare():\n    return 0\n"})]
 
 
-def _finished(repo: Path, task: str, own: str, edits: dict[str, str]) -> None:
-    code, body = wtc(repo, "task", "start", task, "--run", "r", "--own", own)
-    assert code == 0, body
-    for path, text in edits.items():
-        (Path(body["worktree"]) / path).write_text(text)
-    code, body = wtc(repo, "task", "finish", task, "--run", "r", "--no-merge")
-    assert code == 0 and body["state"] == "finished", body
-
-
 @pytest.mark.parametrize("first, second", [(DROP, ASK), (ASK, DROP)], ids=["drop-then-ask", "ask-then-drop"])
 def test_a_drain_blocks_the_second_of_a_fixture_dropped_and_a_test_asking_for_it(tmp_path: Path, first, second) -> None:
     repo = make_repo(tmp_path / "repo", FILES)
     assert wtc(repo, "run", "start", "--run", "r")[0] == 0
     for task in [*BEFORE, first, second]:
-        _finished(repo, *task)
+        finished_unmerged(repo, "r", *task)
 
     code, body = wtc(repo, "merge", "--run", "r")
     states = {row["task"]: row["state"] for row in body["tasks"]}

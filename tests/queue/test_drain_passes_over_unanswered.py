@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import git, make_repo, wtc
+from tests.conftest import finished_unmerged, git, make_repo, wtc
 from worktree_coord.coordinator import Coordinator
 from worktree_coord.model import TaskState
 
@@ -21,23 +21,13 @@ MANY = {f"big/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(101)}
 FILES = MANY | {"a.py": "A = 1\n", "c.py": "C = 1\n"}
 
 
-def _finished(repo: Path, task: str, own: str, edits: dict[str, str]) -> None:
-    """Task `task` owning `own` writes `edits` and finishes without merging."""
-    code, body = wtc(repo, "task", "start", task, "--run", "r", "--own", own)
-    assert code == 0, body
-    for path, text in edits.items():
-        (Path(body["worktree"]) / path).write_text(text)
-    code, body = wtc(repo, "task", "finish", task, "--run", "r", "--no-merge")
-    assert code == 0 and body["state"] == "finished", body
-
-
 def _three_finished(tmp_path: Path) -> Path:
     """Run r with three finished tasks: first, middle (whose look gives no answer at a merge), last."""
     repo = make_repo(tmp_path / "repo", FILES)
     assert wtc(repo, "run", "start", "--run", "r")[0] == 0
-    _finished(repo, "first", "a.py", {"a.py": "A = 2\n"})
-    _finished(repo, "middle", "big/**", {path: text.replace("def f", "def g") for path, text in MANY.items()})
-    _finished(repo, "last", "c.py", {"c.py": "C = 2\n"})
+    finished_unmerged(repo, "r", "first", "a.py", {"a.py": "A = 2\n"})
+    finished_unmerged(repo, "r", "middle", "big/**", {path: text.replace("def f", "def g") for path, text in MANY.items()})
+    finished_unmerged(repo, "r", "last", "c.py", {"c.py": "C = 2\n"})
     return repo
 
 
