@@ -300,7 +300,8 @@ class _Check:
     def close(self) -> None:
         """Drop the readers that hold this check's own methods (its reach's, its re-exports'): the
         check and all it read (a drain's merge: its files' versions, the tip's tables it held) are
-        freed by their counts when it ends, not left to the collector (merge_index.settle_merge)."""
+        freed by their counts when it ends, not left to the collector (which a drain keeps from
+        walking what is alive: MergeIndex.settle freezes it)."""
         self._reach = None
         self._reexports = None
 
