@@ -79,7 +79,6 @@ def carry_reserved_edit(git: GitRepo, worktree: Path, rel: str, *, task: str, ba
     return note
 
 
-
 def _shown(value: str | None) -> str:
     """A key's encoded value as the note says it."""
     return "nothing" if value is None else (value or "it without a version spec")

@@ -296,7 +296,6 @@ class _Check:
         self._members_named: dict[str, bool] = {}   # member_named(), per name: C#'s receivers, Kotlin's extensions
         self._converted: dict[tuple[str, str], bool] = {}   # converted(), per (package, class)
 
-
     def close(self) -> None:
         """Drop the readers that hold this check's own methods (its reach's, its re-exports'): the
         check and all it read (a drain's merge: its files' versions, the tip's tables it held) are
